@@ -1,0 +1,124 @@
+# posenc: every build and check. `make test` and `make demo` are the two commands;
+# both install what is missing first (Debian packages via apt, npm devDependencies).
+
+CC      ?= cc
+EMCC    ?= emcc
+NODE    ?= node
+PORT    ?= 8080
+
+# emcc's JS optimizer finds Debian's acorn only through NODE_PATH (DESIGN.md).
+export NODE_PATH := /usr/share/nodejs$(if $(NODE_PATH),:$(NODE_PATH))
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wvla -Wpointer-arith
+# -ffp-contract=off: no fused multiply-adds, so native and wasm round alike.
+CSTD    := -std=c11 -ffp-contract=off -Iinclude $(WARN)
+CFLAGS  ?= -O2
+SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+SRCS    := $(wildcard src/*.c)
+HDRS    := include/posenc.h $(wildcard src/*.h)
+TESTS_C := $(wildcard tests/c/*.c)
+JS_SRCS := $(wildcard src/js/*.js) src/js/posenc.d.ts
+
+# The exported list is read off the header: every `POSENC_API type posenc_name(`.
+EXPORTS := build/exports.txt
+WASM    := dist/posenc.wasm
+JS_DIST := dist/posenc.mjs dist/posenc.cjs dist/posenc.d.ts dist/posenc.d.cts
+
+NODE_STAMP := node_modules/.package-lock.json
+
+.PHONY: all deps tools wasm js native test test-c test-js demo clean help
+.DEFAULT_GOAL := all
+
+all: deps wasm js native
+
+help:
+	@echo "make demo   build and serve the demo on http://127.0.0.1:$(PORT)"
+	@echo "make test   build and run every test (C native + sanitized, Jest, browser)"
+	@echo "make wasm | js | native | clean"
+
+# ---------------------------------------------------------------- dependencies
+# apt_install(command, package): install a Debian package when the command is missing.
+define apt_install
+	@command -v $(1) >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; \
+	  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO=sudo; \
+	  else echo "posenc: '$(1)' is missing: install the Debian package '$(2)' (apt-get install $(2))"; exit 1; fi; \
+	  echo "posenc: installing $(2) (apt-get)"; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(2) >/dev/null; \
+	}
+endef
+
+deps: tools $(NODE_STAMP)
+
+tools:
+	$(call apt_install,$(EMCC),emscripten)
+	$(call apt_install,chromium,chromium)
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+# ---------------------------------------------------------------- wasm + JS
+$(EXPORTS): include/posenc.h | build
+	@sed -n 's/^POSENC_API[^(]*[ *]\(posenc_[a-z0-9_]*\)(.*/_\1/p' $< | tr '\n' ',' > $@
+	@printf '_malloc,_free' >> $@
+
+EMFLAGS := -O3 --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH -sMAXIMUM_MEMORY=4GB \
+           -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB -sERROR_ON_UNDEFINED_SYMBOLS=1 -sMALLOC=emmalloc
+
+$(WASM): $(SRCS) $(HDRS) $(EXPORTS) Makefile | dist
+	$(EMCC) $(CSTD) $(EMFLAGS) -sEXPORTED_FUNCTIONS=$$(cat $(EXPORTS)) $(SRCS) -o $@
+	@echo "posenc: $@ is $$(wc -c < $@) bytes ($$(gzip -9c $@ | wc -c) gzipped)"
+
+wasm: $(WASM)
+
+# The wasm travels inside the JS (base64), so no bundler ever has to find a file.
+build/wasm-inline.js: $(WASM) tools/embed-wasm.mjs | build
+	$(NODE) tools/embed-wasm.mjs $< $@
+
+$(JS_DIST): $(JS_SRCS) build/wasm-inline.js $(NODE_STAMP) tools/bundle.mjs | dist
+	$(NODE) tools/bundle.mjs
+
+js: $(JS_DIST)
+
+# ---------------------------------------------------------------- native
+NATIVE_OBJS := $(SRCS:src/%.c=build/native/%.o)
+
+build/native/%.o: src/%.c $(HDRS) | build
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(CFLAGS) -c $< -o $@
+
+build/native/libposenc.a: $(NATIVE_OBJS)
+	$(AR) rcs $@ $^
+
+build/native/test_posenc: $(TESTS_C) build/native/libposenc.a tests/c/check.h
+	$(CC) $(CSTD) $(CFLAGS) -Itests/c $(TESTS_C) build/native/libposenc.a -lm -o $@
+
+# Sanitized: the library and the tests rebuilt together with ASan + UBSan.
+build/asan/test_posenc: $(TESTS_C) $(SRCS) $(HDRS) tests/c/check.h
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) -O1 -g $(SAN) -Itests/c $(TESTS_C) $(SRCS) -lm -o $@
+
+native: build/native/libposenc.a
+
+# ---------------------------------------------------------------- tests
+test: deps wasm js native build/native/test_posenc build/asan/test_posenc
+	@bash tests/run-all.sh
+
+test-c: build/native/test_posenc build/asan/test_posenc
+	build/native/test_posenc
+	build/asan/test_posenc
+
+test-js: deps wasm js
+	NODE_OPTIONS=--experimental-vm-modules npx jest
+
+# ---------------------------------------------------------------- demo
+demo: deps wasm js
+	$(NODE) web/serve.mjs --port $(PORT)
+
+build dist:
+	@mkdir -p $@
+
+clean:
+	rm -rf build dist

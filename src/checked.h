@@ -1,0 +1,21 @@
+/* checked.h: size arithmetic that reports overflow instead of wrapping.
+ * wasm32 has a 32-bit size_t, so length * d_model overflows at 4 G elements. */
+#ifndef POSENC_CHECKED_H
+#define POSENC_CHECKED_H
+
+#include <stddef.h>
+
+/* *out = a * b; returns 1 on overflow (and leaves *out unspecified). */
+static inline int checked_mul(size_t a, size_t b, size_t *out)
+{
+    return __builtin_mul_overflow(a, b, out);
+}
+
+/* *out = a * b * c; returns 1 on overflow. */
+static inline int checked_mul3(size_t a, size_t b, size_t c, size_t *out)
+{
+    size_t ab;
+    return __builtin_mul_overflow(a, b, &ab) || __builtin_mul_overflow(ab, c, out);
+}
+
+#endif

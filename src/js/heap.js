@@ -1,0 +1,185 @@
+// heap.js: moving arrays in and out of wasm memory, and the zero-copy WasmArray.
+//
+// Rule that keeps views fresh: a view of wasm memory is derived right before it
+// is read or written, never kept across a call that may allocate (and so grow
+// memory, which detaches every earlier view).
+import { wasm } from './wasm.js';
+
+const CONSTRUCTORS = { float32: Float32Array, int32: Int32Array, float64: Float64Array };
+const live = new Map(); // pointer -> WasmArray, the allocations handed out
+
+export const typeOf = (x) => Object.prototype.toString.call(x).slice(8, -1);
+
+/**
+ * An array that lives in wasm memory: compute functions read and write it in
+ * place, with no copy. Read it through `.array`, which is re-derived whenever
+ * memory has grown (do not keep the view across posenc calls). Free it once.
+ */
+export class WasmArray {
+  #ptr;
+  #view = null;
+
+  /** @internal use allocate() */
+  constructor(ptr, type, length) {
+    this.#ptr = ptr;
+    this.type = type;
+    this.length = length;
+    Object.freeze(this);
+  }
+
+  /** The current typed-array view of the memory (throws once freed). */
+  get array() {
+    if (this.#ptr === 0) throw new Error('posenc.WasmArray: used after free()');
+    const { memory } = wasm('WasmArray.array');
+    if (this.#view === null || this.#view.buffer !== memory.buffer) {
+      this.#view = new CONSTRUCTORS[this.type](memory.buffer, this.#ptr, this.length);
+    }
+    return this.#view;
+  }
+
+  /** True once free() has been called. */
+  get freed() {
+    return this.#ptr === 0;
+  }
+
+  /** @internal the byte address, checked for use after free */
+  pointer(fn) {
+    if (this.#ptr === 0) throw new Error(`posenc.${fn}: a WasmArray was used after free()`);
+    return this.#ptr;
+  }
+
+  /** Returns the memory to posenc's heap. A second free() throws. */
+  free() {
+    if (this.#ptr === 0) throw new Error('posenc.WasmArray.free: already freed');
+    live.delete(this.#ptr);
+    release('WasmArray.free', this.#ptr);
+    this.#ptr = 0;
+    this.#view = null;
+  }
+}
+
+/**
+ * Allocates `length` elements of `type` ('float32', 'int32' or 'float64') in
+ * wasm memory, zero-filled: the zero-copy path for in-place work.
+ * @returns {WasmArray}
+ */
+export function allocate(type, length) {
+  const Ctor = CONSTRUCTORS[type];
+  if (!Ctor) {
+    throw new (typeof type === 'string' ? RangeError : TypeError)(
+      `posenc.allocate: type must be 'float32', 'int32' or 'float64', got ${describe(type)}`,
+    );
+  }
+  if (!Number.isSafeInteger(length) || length < 1 || length * Ctor.BYTES_PER_ELEMENT > MAX_BYTES) {
+    throw new (typeof length === 'number' ? RangeError : TypeError)(
+      `posenc.allocate: length must be an integer from 1 to ${MAX_BYTES / Ctor.BYTES_PER_ELEMENT}, got ${describe(length)}`,
+    );
+  }
+  const ptr = malloc('allocate', length * Ctor.BYTES_PER_ELEMENT);
+  const array = new WasmArray(ptr, type, length);
+  array.array.fill(0);
+  live.set(ptr, array);
+  return array;
+}
+
+/** The largest single allocation: 2 GiB, half of wasm32's 4 GiB address space. */
+export const MAX_BYTES = 2 ** 31;
+
+const sizes = new Map(); // pointer -> bytes, every allocation not yet freed
+
+function malloc(fn, bytes) {
+  const ptr = wasm(fn).exports.malloc(Math.max(bytes, 8));
+  if (ptr === 0) throw new RangeError(`posenc.${fn}: could not allocate ${bytes} bytes of wasm memory`);
+  sizes.set(ptr, bytes);
+  return ptr;
+}
+
+function release(fn, ptr) {
+  sizes.delete(ptr);
+  wasm(fn).exports.free(ptr);
+}
+
+/**
+ * What posenc holds in wasm memory now: the memory's size in bytes, the bytes
+ * allocated and not yet freed, and the live WasmArrays. Between calls only
+ * WasmArrays hold memory, so allocatedBytes returning to its earlier value
+ * shows that calls (failed ones included) leak nothing.
+ */
+export function memoryStats() {
+  const { memory } = wasm('memoryStats');
+  let allocatedBytes = 0;
+  for (const bytes of sizes.values()) allocatedBytes += bytes;
+  return { memoryBytes: memory.buffer.byteLength, allocatedBytes, liveArrays: live.size };
+}
+
+/** A short description of a value for error messages. */
+export function describe(x) {
+  if (typeof x === 'string') return JSON.stringify(x);
+  if (typeof x === 'number' || typeof x === 'boolean' || typeof x === 'bigint') return String(x);
+  if (x === null || x === undefined) return String(x);
+  if (ArrayBuffer.isView(x)) return `${typeOf(x)}(${x.length})`;
+  if (Array.isArray(x)) return `Array(${x.length})`;
+  return typeOf(x);
+}
+
+// The address of a caller array that already lives in wasm memory, or 0.
+function inPlaceAddress(fn, array, bytes) {
+  if (array instanceof WasmArray) return array.pointer(fn);
+  const { memory } = wasm(fn);
+  if (array.buffer !== memory.buffer) return 0;
+  const start = array.byteOffset;
+  for (const [ptr, owner] of live) {
+    const end = ptr + owner.length * CONSTRUCTORS[owner.type].BYTES_PER_ELEMENT;
+    if (start >= ptr && start + bytes <= end) return start;
+  }
+  throw new RangeError(`posenc.${fn}: the array is a view of wasm memory outside any live WasmArray (freed?)`);
+}
+
+/**
+ * Runs compute(...pointers) with every buffer in wasm memory. Each buffer is
+ * { array, type, length, copyIn, copyOut }; arrays that already live in wasm
+ * memory are used in place, the others are staged through one allocation that
+ * is freed before returning. compute returns a posenc status; a non-zero
+ * status means the JS checks missed a case the C rejects, and throws.
+ */
+export function heapCall(fn, buffers, compute) {
+  const { exports } = wasm(fn);
+  const pointers = new Array(buffers.length).fill(0);
+  let staged = 0;
+  buffers.forEach((b, i) => {
+    const bytes = b.length * CONSTRUCTORS[b.type].BYTES_PER_ELEMENT;
+    pointers[i] = inPlaceAddress(fn, b.array, bytes);
+    if (pointers[i] === 0) staged += (bytes + 7) & ~7;
+  });
+  // Even an empty staged array gets a real (non-NULL) address.
+  const block = pointers.includes(0) ? malloc(fn, staged) : 0;
+  try {
+    let next = block;
+    const { memory } = wasm(fn); // after malloc: the buffer is current
+    buffers.forEach((b, i) => {
+      if (pointers[i] !== 0) return;
+      pointers[i] = next;
+      next += (b.length * CONSTRUCTORS[b.type].BYTES_PER_ELEMENT + 7) & ~7;
+      if (b.copyIn) new CONSTRUCTORS[b.type](memory.buffer, pointers[i], b.length).set(b.array.subarray(0, b.length));
+    });
+    const status = compute(...pointers);
+    if (status !== 0) {
+      const text = exports.posenc_strerror(status);
+      throw new Error(`posenc.${fn}: internal error ${status} (${readCString(text)})`);
+    }
+    buffers.forEach((b, i) => {
+      if (!b.copyOut || b.array instanceof WasmArray || b.array.buffer === memory.buffer) return;
+      b.array.set(new CONSTRUCTORS[b.type](memory.buffer, pointers[i], b.length));
+    });
+  } finally {
+    if (block) release(fn, block);
+  }
+}
+
+function readCString(ptr) {
+  const bytes = new Uint8Array(wasm('strerror').memory.buffer, ptr);
+  let end = 0;
+  while (bytes[end] !== 0) end++;
+  return new TextDecoder().decode(bytes.subarray(0, end));
+}
+

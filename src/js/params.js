@@ -1,0 +1,123 @@
+// params.js: one description per parameter drives validation and error messages.
+// A spec maps option names to checkers built here; readOptions applies them and
+// returns the values with defaults filled in. Wrong types raise TypeError, bad
+// values RangeError, and every message names the function, the parameter, what
+// is allowed and what was given.
+import { WasmArray, describe, typeOf, MAX_BYTES } from './heap.js';
+
+const fail = (Err, fn, name, allowed, value) =>
+  new Err(`posenc.${fn}: ${name} must be ${allowed}, got ${describe(value)}`);
+
+export const INT32_MIN = -(2 ** 31);
+export const INT32_MAX = 2 ** 31 - 1;
+
+/** An integer in [min, max]. */
+export const integer = (min, max, extra = {}) => ({
+  ...extra,
+  check(fn, name, v) {
+    const allowed = `an integer from ${min} to ${max}`;
+    if (typeof v !== 'number') throw fail(TypeError, fn, name, allowed, v);
+    if (!Number.isInteger(v) || v < min || v > max) throw fail(RangeError, fn, name, allowed, v);
+    return v;
+  },
+});
+
+/** A finite number, optionally bounded: { above } (exclusive), { min }, { max } (inclusive). */
+export const number = ({ above, min, max, ...extra } = {}) => ({
+  ...extra,
+  check(fn, name, v) {
+    const bounds = [above !== undefined && `> ${above}`, min !== undefined && `>= ${min}`, max !== undefined && `<= ${max}`];
+    const allowed = ['a finite number', ...bounds.filter(Boolean)].join(' ');
+    if (typeof v !== 'number') throw fail(TypeError, fn, name, allowed, v);
+    const ok = Number.isFinite(v) && (above === undefined || v > above) && (min === undefined || v >= min) && (max === undefined || v <= max);
+    if (!ok) throw fail(RangeError, fn, name, allowed, v);
+    return v;
+  },
+});
+
+/** One of a fixed set of strings. */
+export const oneOf = (values, extra = {}) => ({
+  ...extra,
+  check(fn, name, v) {
+    const allowed = `one of ${values.map((x) => `'${x}'`).join(', ')}`;
+    if (typeof v !== 'string') throw fail(TypeError, fn, name, allowed, v);
+    if (!values.includes(v)) throw fail(RangeError, fn, name, allowed, v);
+    return v;
+  },
+});
+
+export const boolean = (extra = {}) => ({
+  ...extra,
+  check(fn, name, v) {
+    if (typeof v !== 'boolean') throw fail(TypeError, fn, name, 'true or false', v);
+    return v;
+  },
+});
+
+/**
+ * A typed array of one element type ('float32', 'int32', 'float64') or a
+ * WasmArray of that type. Lengths are checked by the caller with checkLength,
+ * once the expected length is known.
+ */
+export const typedArray = (type, extra = {}) => ({
+  ...extra,
+  type,
+  check(fn, name, v) {
+    const tagName = { float32: 'Float32Array', int32: 'Int32Array', float64: 'Float64Array' }[type];
+    if (v instanceof WasmArray ? v.type !== type : typeOf(v) !== tagName) {
+      throw fail(TypeError, fn, name, `a ${tagName} or a '${type}' WasmArray`, v);
+    }
+    return v;
+  },
+});
+
+/**
+ * Reads an options object against its spec. Unknown keys are an error (a typo
+ * such as `dmodel` would otherwise silently fall back to a default).
+ */
+export function readOptions(fn, options, spec) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options) || ArrayBuffer.isView(options)) {
+    throw new TypeError(`posenc.${fn}: expects an options object, got ${describe(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!(key in spec)) {
+      throw new TypeError(`posenc.${fn}: unknown option '${key}' (known: ${Object.keys(spec).join(', ')})`);
+    }
+  }
+  const values = {};
+  for (const [name, p] of Object.entries(spec)) {
+    const v = options[name];
+    if (v === undefined) {
+      if ('default' in p) values[name] = p.default;
+      else if (p.optional) values[name] = undefined;
+      else throw new TypeError(`posenc.${fn}: ${name} is required`);
+    } else {
+      values[name] = p.check(fn, name, v);
+    }
+  }
+  return values;
+}
+
+/**
+ * The element count of a result, checked against what one call can produce.
+ * `factors` maps each parameter name to its value: { length: 10, dModel: 6 }.
+ */
+export function elementCount(fn, factors, bytesPerElement = 4) {
+  const n = Object.values(factors).reduce((a, b) => a * b, 1);
+  const max = MAX_BYTES / bytesPerElement;
+  if (n > max) {
+    const expr = Object.keys(factors).join(' * ');
+    throw new RangeError(`posenc.${fn}: ${expr} = ${n} elements, more than the ${max} one call can produce`);
+  }
+  return n;
+}
+
+/** Checks that an array given for `name` has exactly n elements. */
+export function checkLength(fn, name, array, n) {
+  if (array.length !== n) {
+    const detached = array.length === 0 && !(array instanceof WasmArray) && array.buffer.byteLength === 0;
+    throw new RangeError(
+      `posenc.${fn}: ${name} must have length ${n}, got ${array.length}${detached ? ' (its buffer is detached)' : ''}`,
+    );
+  }
+}

@@ -1,0 +1,31 @@
+/* relative.c: the relative-position matrix j - i + shift (the JAX/Flax seed). */
+#include "posenc.h"
+
+#include "checked.h"
+
+int posenc_relative_positions(int32_t *out, size_t out_len, size_t query_len, size_t key_len,
+                              int32_t shift)
+{
+    size_t need;
+    if (!out)
+        return POSENC_ERR_NULL_POINTER;
+    if (checked_mul(query_len, key_len, &need))
+        return POSENC_ERR_SIZE_OVERFLOW;
+    if (out_len < need)
+        return POSENC_ERR_BUFFER_TOO_SMALL;
+    if (need == 0)
+        return POSENC_OK;
+    /* extremes: j = key_len - 1, i = 0 and j = 0, i = query_len - 1; both must be int32 */
+    if (query_len - 1 > (size_t)INT32_MAX || key_len - 1 > (size_t)INT32_MAX)
+        return POSENC_ERR_INVALID_ARGUMENT;
+    int64_t hi = (int64_t)(key_len - 1) + shift, lo = shift - (int64_t)(query_len - 1);
+    if (hi > INT32_MAX || lo < INT32_MIN)
+        return POSENC_ERR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < query_len; i++) {
+        int32_t first = (int32_t)(shift - (int64_t)i);
+        int32_t *row = out + i * key_len;
+        for (size_t j = 0; j < key_len; j++)
+            row[j] = first + (int32_t)j;
+    }
+    return POSENC_OK;
+}

@@ -1,0 +1,168 @@
+/*
+ * sinusoidal.c: Vaswani's sinusoidal table and its concatenated variants
+ * (formulas and sources in posenc.h), written or added to embeddings.
+ */
+#include "posenc.h"
+
+#include <math.h>
+
+#include "checked.h"
+#include "trig.h"
+
+#define DEFAULT_BASE 10000.0
+
+typedef struct freq_ctx {
+    double log_base; /* ln(base)                                  */
+    double denom;    /* w_i = exp(-i * log_base / denom)          */
+} freq_ctx;
+
+static double freq_at(const void *ctx, size_t i)
+{
+    const freq_ctx *f = ctx;
+    return exp(-(double)i * f->log_base / f->denom);
+}
+
+/* Everything a layout decides: how many sines and cosines, where they go. */
+typedef struct layout_plan {
+    size_t n_sin, n_cos;  /* sine and cosine columns                          */
+    size_t cos_col;       /* column of the first cosine                       */
+    size_t col_stride;    /* 2 for interleaved pairs, 1 for [sin | cos]       */
+    int zero_last;        /* odd d in tensor2tensor/fairseq: a zero column     */
+    freq_ctx freq;
+} layout_plan;
+
+static int plan_layout(size_t d, double base, int layout, layout_plan *plan)
+{
+    size_t half = d / 2;
+    plan->freq.log_base = log(base);
+    plan->zero_last = 0;
+    switch (layout) {
+    case POSENC_LAYOUT_INTERLEAVED:
+    case POSENC_LAYOUT_CONCATENATED:
+        /* w_i = base^(-2i/d) */
+        plan->n_sin = d - half;
+        plan->n_cos = half;
+        plan->freq.denom = (double)d / 2.0;
+        plan->cos_col = layout == POSENC_LAYOUT_INTERLEAVED ? 1 : d - half;
+        plan->col_stride = layout == POSENC_LAYOUT_INTERLEAVED ? 2 : 1;
+        return POSENC_OK;
+    case POSENC_LAYOUT_FAIRSEQ:
+        if (d < 4) /* fairseq's log(10000) / (half_dim - 1) divides by zero */
+            return POSENC_ERR_INVALID_ARGUMENT;
+        /* from d = 4 on, fairseq's values are tensor2tensor's */
+        /* fall through */
+    case POSENC_LAYOUT_TENSOR2TENSOR:
+        /* w_i = exp(-i * ln(base) / max(half - 1, 1)) */
+        plan->n_sin = half;
+        plan->n_cos = half;
+        plan->freq.denom = half > 1 ? (double)(half - 1) : 1.0;
+        plan->cos_col = half;
+        plan->col_stride = 1;
+        plan->zero_last = (int)(d & 1);
+        return POSENC_OK;
+    default:
+        return POSENC_ERR_INVALID_ARGUMENT;
+    }
+}
+
+static int check_positions(size_t length, int32_t offset)
+{
+    /* the last position offset + length - 1 must be an int32 */
+    if (length > 0 && (uint64_t)(length - 1) > (uint64_t)(POSENC_POSITION_MAX - (int64_t)offset))
+        return POSENC_ERR_INVALID_ARGUMENT;
+    return POSENC_OK;
+}
+
+static int check_base(double *base)
+{
+    if (*base == 0.0)
+        *base = DEFAULT_BASE;
+    if (!(*base > 1.0) || !isfinite(*base))
+        return POSENC_ERR_INVALID_ARGUMENT;
+    return POSENC_OK;
+}
+
+/* Writes (or adds into) the table rows for seq positions, n_batch copies. */
+static void emit(const layout_plan *plan, trig_target *t, size_t seq, size_t d, int32_t offset)
+{
+    trig_rows rows = { seq, (double)offset, 1, NULL };
+    float *row0 = t->sin_out;
+    t->cos_out = row0 + plan->cos_col;
+    t->col_stride = plan->col_stride;
+    trig_fill(t, freq_at, &plan->freq, plan->n_sin, plan->n_cos, &rows);
+    if (!plan->zero_last)
+        return;
+    for (size_t r = 0; r < seq; r++) {
+        float *dst = row0 + r * t->row_stride + (d - 1);
+        for (size_t b = 0; b < t->n_batch; b++, dst += t->batch_stride)
+            *dst = t->accumulate ? *dst * t->x_scale + 0.0f : 0.0f;
+    }
+}
+
+int posenc_sinusoidal(float *out, size_t out_len, size_t length, size_t d_model, double base,
+                      int32_t offset, int layout)
+{
+    size_t need;
+    layout_plan plan;
+    int status;
+    if (!out)
+        return POSENC_ERR_NULL_POINTER;
+    if (d_model == 0)
+        return POSENC_ERR_INVALID_ARGUMENT;
+    if ((status = check_base(&base)) || (status = check_positions(length, offset)) ||
+        (status = plan_layout(d_model, base, layout, &plan)))
+        return status;
+    if (checked_mul(length, d_model, &need))
+        return POSENC_ERR_SIZE_OVERFLOW;
+    if (out_len < need)
+        return POSENC_ERR_BUFFER_TOO_SMALL;
+
+    trig_target t = { out, NULL, d_model, 1, 0, 1, 0, 1.0f, 1.0 };
+    emit(&plan, &t, length, d_model, offset);
+    return POSENC_OK;
+}
+
+int posenc_sinusoidal_frequencies(double *out, size_t out_len, size_t d_model, double base,
+                                  int layout)
+{
+    layout_plan plan;
+    int status;
+    if (!out)
+        return POSENC_ERR_NULL_POINTER;
+    if (d_model == 0)
+        return POSENC_ERR_INVALID_ARGUMENT;
+    if ((status = check_base(&base)) || (status = plan_layout(d_model, base, layout, &plan)))
+        return status;
+    if (out_len < plan.n_sin)
+        return POSENC_ERR_BUFFER_TOO_SMALL;
+    for (size_t i = 0; i < plan.n_sin; i++)
+        out[i] = freq_at(&plan.freq, i);
+    return POSENC_OK;
+}
+
+int posenc_add_sinusoidal(float *x, size_t x_len, size_t batch, size_t seq, size_t d_model,
+                          int order, float scale, double base, int32_t offset, int layout)
+{
+    size_t need;
+    layout_plan plan;
+    int status;
+    if (!x)
+        return POSENC_ERR_NULL_POINTER;
+    if (d_model == 0 || batch == 0 || !isfinite(scale) ||
+        (order != POSENC_ORDER_BSD && order != POSENC_ORDER_SBD))
+        return POSENC_ERR_INVALID_ARGUMENT;
+    if ((status = check_base(&base)) || (status = check_positions(seq, offset)) ||
+        (status = plan_layout(d_model, base, layout, &plan)))
+        return status;
+    if (checked_mul3(batch, seq, d_model, &need))
+        return POSENC_ERR_SIZE_OVERFLOW;
+    if (x_len < need)
+        return POSENC_ERR_BUFFER_TOO_SMALL;
+
+    /* BSD: x[b][s][k]; SBD: x[s][b][k]. Either way one table row per s. */
+    trig_target t = { x, NULL, 0, 1, 0, batch, 1, scale, 1.0 };
+    t.row_stride = order == POSENC_ORDER_BSD ? d_model : batch * d_model;
+    t.batch_stride = order == POSENC_ORDER_BSD ? seq * d_model : d_model;
+    emit(&plan, &t, seq, d_model, offset);
+    return POSENC_OK;
+}

@@ -1,0 +1,48 @@
+/*
+ * trig.h: the kernel shared by every table-like routine (sinusoidal tables,
+ * Transformer-XL embeddings, RoPE caches): sin and cos of p * w_k for a run of
+ * rows p and a set of frequencies w_k, written to strided float addresses.
+ *
+ * How it stays exact: each run of TRIG_ANCHOR_ROWS rows starts from sin and cos
+ * of the double angle p * w (libm, one argument reduction each), then steps by
+ * the rotation (cos w, sin w) in double: an angle-addition recurrence whose
+ * error grows by a few double ulps per step, ~1e-14 after a run, far below
+ * float32's 6e-8. Every value is rounded to float once, at the store.
+ */
+#ifndef POSENC_TRIG_H
+#define POSENC_TRIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The frequency w_i of column pair i (radians per position). */
+typedef double (*trig_freq_fn)(const void *ctx, size_t i);
+
+typedef struct trig_target {
+    float *sin_out;      /* (batch 0, row 0, freq 0) of the sines             */
+    float *cos_out;      /* the same for cosines; unused when n_cos == 0      */
+    size_t row_stride;   /* elements from one row to the next                 */
+    size_t col_stride;   /* elements from one frequency to the next           */
+    size_t batch_stride; /* elements from one batch copy to the next          */
+    size_t n_batch;      /* copies of every value, >= 1                       */
+    int accumulate;      /* 0: out = v;  1: out = out * x_scale + v           */
+    float x_scale;
+    double amplitude;    /* v = amplitude * sin(p w) (RoPE's attention factor) */
+} trig_target;
+
+typedef struct trig_rows {
+    size_t count;            /* rows to write                                  */
+    double first;            /* position of row 0 (when positions == NULL)    */
+    int step;                /* +1 ascending, -1 descending                   */
+    const int32_t *positions; /* explicit position per row, or NULL           */
+} trig_rows;
+
+/*
+ * For every row r and frequency k < n_freq, writes amplitude * sin(p_r w_k)
+ * at sin_out + r*row_stride + k*col_stride (+ b*batch_stride), and for k < n_cos
+ * the cosine at cos_out likewise. n_cos <= n_freq (odd widths end on a sine).
+ */
+void trig_fill(const trig_target *t, trig_freq_fn freq, const void *freq_ctx, size_t n_freq,
+               size_t n_cos, const trig_rows *rows);
+
+#endif

@@ -1,0 +1,19 @@
+/* main.c: runs every native test file and prints "c: N passed, N failed". */
+#include <stdio.h>
+
+#include "check.h"
+
+int check_passed, check_failed;
+
+void test_status(void);
+void test_sinusoidal(void);
+void test_relative(void);
+
+int main(void)
+{
+    test_status();
+    test_sinusoidal();
+    test_relative();
+    printf("c: %d passed, %d failed\n", check_passed, check_failed);
+    return check_failed ? 1 : 0;
+}
