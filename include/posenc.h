@@ -154,6 +154,10 @@ POSENC_API int posenc_add_sinusoidal(float *x, size_t x_len, size_t batch, size_
 POSENC_API int posenc_relative_positions(int32_t *out, size_t out_len, size_t query_len,
                                          size_t key_len, int32_t shift);
 
+/* @@ rope section @@ */
+
+/* @@ biases section @@ */
+
 #ifdef __cplusplus
 }
 #endif

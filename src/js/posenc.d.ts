@@ -94,3 +94,7 @@ export interface RelativePositionsOptions<Out extends Int32Target = Int32Array> 
 /** rpe[i][j] = j - i + shift, [queryLength][keyLength] as int32. */
 export function relativePositions(options: RelativePositionsOptions<Int32Array>): Int32Array;
 export function relativePositions<Out extends Int32Target>(options: RelativePositionsOptions<Out> & { out: Out }): Out;
+
+// @@ rope declarations @@
+
+// @@ biases declarations @@
