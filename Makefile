@@ -64,7 +64,7 @@ $(EXPORTS): include/posenc.h | build
 	@sed -n 's/^POSENC_API[^(]*[ *]\(posenc_[a-z0-9_]*\)(.*/_\1/p' $< | tr '\n' ',' > $@
 	@printf '_malloc,_free' >> $@
 
-EMFLAGS := -O3 --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH -sMAXIMUM_MEMORY=4GB \
+EMFLAGS := -O3 -msimd128 --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH -sMAXIMUM_MEMORY=4GB \
            -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB -sERROR_ON_UNDEFINED_SYMBOLS=1 -sMALLOC=emmalloc
 
 $(WASM): $(SRCS) $(HDRS) $(EXPORTS) Makefile | dist

@@ -3,69 +3,145 @@
 
 #include <math.h>
 
+#include "simd.h"
+
 enum {
-    TRIG_BLOCK = 64,       /* frequencies kept in registers/stack at once      */
-    TRIG_ANCHOR_ROWS = 32  /* rows between fresh libm anchors                  */
+    TRIG_BLOCK = 128,        /* frequencies whose state lives on the stack      */
+    TRIG_ANCHOR_ROWS = 1024, /* rows between fresh libm anchors                 */
+    TRIG_TILE_ROWS = 8       /* rows stepped while a frequency pair stays in registers */
 };
 
-static void store(const trig_target *t, float *dst, double v)
+/* The recurrence state of one column block: the current sin/cos and the step. */
+typedef struct trig_state {
+    double s[TRIG_BLOCK], c[TRIG_BLOCK], step_c[TRIG_BLOCK], step_s[TRIG_BLOCK];
+    size_t k0, n, n_cos; /* first frequency, frequencies, cosines of the block */
+} trig_state;
+
+/* One rotation: sin(a + w) = sin a cos w + cos a sin w; cos(a + w) = cos a cos w - sin a sin w.
+ * Every path below uses exactly these operations in this order. */
+static inline void rotate(double *s, double *c, double cw, double sw)
+{
+    double s0 = *s;
+    *s = s0 * cw + *c * sw;
+    *c = *c * cw - s0 * sw;
+}
+
+static inline void store(const trig_target *t, float *dst, double v)
 {
     float value = (float)(t->amplitude * v);
     for (size_t b = 0; b < t->n_batch; b++, dst += t->batch_stride)
         *dst = t->accumulate ? *dst * t->x_scale + value : value;
 }
 
-static void store_row(const trig_target *t, size_t row, size_t k0, const double *s,
-                      const double *c, size_t n_sin, size_t n_cos)
+/* Any target: every value through store(), one frequency at a time. */
+static void tile_generic(const trig_target *t, trig_state *st, size_t r0, size_t nr, size_t k_from)
 {
-    float *so = t->sin_out + row * t->row_stride + k0 * t->col_stride;
-    for (size_t k = 0; k < n_sin; k++)
-        store(t, so + k * t->col_stride, s[k]);
-    if (n_cos == 0)
-        return;
-    float *co = t->cos_out + row * t->row_stride + k0 * t->col_stride;
-    for (size_t k = 0; k < n_cos; k++)
-        store(t, co + k * t->col_stride, c[k]);
+    for (size_t k = k_from; k < st->n; k++) {
+        double s = st->s[k], c = st->c[k];
+        size_t col = (st->k0 + k) * t->col_stride;
+        for (size_t r = r0; r < r0 + nr; r++) {
+            store(t, t->sin_out + r * t->row_stride + col, s);
+            if (k < st->n_cos)
+                store(t, t->cos_out + r * t->row_stride + col, c);
+            rotate(&s, &c, st->step_c[k], st->step_s[k]);
+        }
+        st->s[k] = s, st->c[k] = c;
+    }
+}
+
+/* Steps frequency pairs through nr rows; EMIT(row, s, c) writes one pair's values.
+ * Two pairs go together: their recurrences are independent, which hides the
+ * latency of each (a multiply then an add per row). */
+#define ROTATE_PAIR(s, c, cw, sw)                                                          \
+    do {                                                                                   \
+        f64x2 s_next = f64x2_add(f64x2_mul(s, cw), f64x2_mul(c, sw));                      \
+        c = f64x2_sub(f64x2_mul(c, cw), f64x2_mul(s, sw));                                 \
+        s = s_next;                                                                        \
+    } while (0)
+
+#define TILE_PAIRS(EMIT)                                                                   \
+    for (; k + 4 <= st->n_cos; k += 4) {                                                   \
+        f64x2 s = f64x2_load(st->s + k), c = f64x2_load(st->c + k);                        \
+        f64x2 cw = f64x2_load(st->step_c + k), sw = f64x2_load(st->step_s + k);            \
+        f64x2 s2 = f64x2_load(st->s + k + 2), c2 = f64x2_load(st->c + k + 2);              \
+        f64x2 cw2 = f64x2_load(st->step_c + k + 2), sw2 = f64x2_load(st->step_s + k + 2);  \
+        for (size_t r = r0; r < r0 + nr; r++) {                                            \
+            EMIT(r, k, s, c);                                                              \
+            EMIT(r, k + 2, s2, c2);                                                        \
+            ROTATE_PAIR(s, c, cw, sw);                                                     \
+            ROTATE_PAIR(s2, c2, cw2, sw2);                                                 \
+        }                                                                                  \
+        f64x2_store(st->s + k, s), f64x2_store(st->c + k, c);                              \
+        f64x2_store(st->s + k + 2, s2), f64x2_store(st->c + k + 2, c2);                    \
+    }
+
+/* [s0 c0 s1 c1 ...] rows written once, no scaling: the sinusoidal table. */
+static void tile_interleaved(const trig_target *t, trig_state *st, size_t r0, size_t nr)
+{
+    size_t k = 0;
+    float *base = t->sin_out + 2 * st->k0;
+#define EMIT_INTERLEAVED(r, k, s, c) store_interleaved_f32(base + (r) * t->row_stride + 2 * (k), s, c)
+    TILE_PAIRS(EMIT_INTERLEAVED)
+    tile_generic(t, st, r0, nr, k);
+}
+
+/* Sines and cosines each contiguous ([s | c] tables, RoPE caches), optionally scaled. */
+static void tile_contiguous(const trig_target *t, trig_state *st, size_t r0, size_t nr)
+{
+    size_t k = 0;
+    float *so = t->sin_out + st->k0, *co = t->cos_out + st->k0;
+    if (t->amplitude == 1.0) {
+#define EMIT_PAIRS(r, k, s, c) \
+    (store_pair_f32(so + (r) * t->row_stride + (k), s), store_pair_f32(co + (r) * t->row_stride + (k), c))
+        TILE_PAIRS(EMIT_PAIRS)
+    } else {
+        f64x2 amp = f64x2_splat(t->amplitude);
+#define EMIT_SCALED_PAIRS(r, k, s, c)                                              \
+    (store_pair_f32(so + (r) * t->row_stride + (k), f64x2_mul(amp, s)),            \
+     store_pair_f32(co + (r) * t->row_stride + (k), f64x2_mul(amp, c)))
+        TILE_PAIRS(EMIT_SCALED_PAIRS)
+    }
+    tile_generic(t, st, r0, nr, k);
 }
 
 /* Rows at explicit positions: no recurrence, one libm evaluation per value. */
-static void fill_block_positions(const trig_target *t, const double *w, size_t k0, size_t n,
-                                 size_t n_cos, const trig_rows *rows)
+static void fill_positions(const trig_target *t, trig_state *st, const double *w,
+                           const trig_rows *rows)
 {
-    double s[TRIG_BLOCK], c[TRIG_BLOCK];
     for (size_t r = 0; r < rows->count; r++) {
         double p = (double)rows->positions[r];
-        for (size_t k = 0; k < n; k++) {
-            s[k] = sin(p * w[k]);
-            c[k] = cos(p * w[k]);
+        for (size_t k = 0; k < st->n; k++) {
+            st->s[k] = sin(p * w[k]);
+            st->c[k] = cos(p * w[k]);
         }
-        store_row(t, r, k0, s, c, n, n_cos);
+        tile_generic(t, st, r, 1, 0);
     }
 }
 
-static void fill_block_run(const trig_target *t, const double *w, size_t k0, size_t n,
-                           size_t n_cos, const trig_rows *rows)
+static void fill_run(const trig_target *t, trig_state *st, const double *w, const trig_rows *rows)
 {
-    double s[TRIG_BLOCK], c[TRIG_BLOCK], step_c[TRIG_BLOCK], step_s[TRIG_BLOCK];
-    for (size_t k = 0; k < n; k++) {
-        step_c[k] = cos(w[k]);
-        step_s[k] = rows->step * sin(w[k]);
+    int fast_interleaved = t->n_batch == 1 && !t->accumulate && t->amplitude == 1.0 &&
+                           t->col_stride == 2 && t->cos_out == t->sin_out + 1;
+    int fast_contiguous = t->n_batch == 1 && !t->accumulate && t->col_stride == 1;
+    for (size_t k = 0; k < st->n; k++) {
+        st->step_c[k] = cos(w[k]);
+        st->step_s[k] = rows->step * sin(w[k]);
     }
-    for (size_t r0 = 0; r0 < rows->count; r0 += TRIG_ANCHOR_ROWS) {
-        double p = rows->first + (double)rows->step * (double)r0;
-        for (size_t k = 0; k < n; k++) {
-            s[k] = sin(p * w[k]);
-            c[k] = cos(p * w[k]);
+    for (size_t a0 = 0; a0 < rows->count; a0 += TRIG_ANCHOR_ROWS) {
+        double p = rows->first + (double)rows->step * (double)a0;
+        for (size_t k = 0; k < st->n; k++) {
+            st->s[k] = sin(p * w[k]);
+            st->c[k] = cos(p * w[k]);
         }
-        size_t r_end = r0 + TRIG_ANCHOR_ROWS < rows->count ? r0 + TRIG_ANCHOR_ROWS : rows->count;
-        for (size_t r = r0; r < r_end; r++) {
-            store_row(t, r, k0, s, c, n, n_cos);
-            /* sin(a + w) = sin a cos w + cos a sin w;  cos(a + w) = cos a cos w - sin a sin w */
-            for (size_t k = 0; k < n; k++) {
-                double sk = s[k];
-                s[k] = sk * step_c[k] + c[k] * step_s[k];
-                c[k] = c[k] * step_c[k] - sk * step_s[k];
-            }
+        size_t a_end = a0 + TRIG_ANCHOR_ROWS < rows->count ? a0 + TRIG_ANCHOR_ROWS : rows->count;
+        for (size_t r0 = a0; r0 < a_end; r0 += TRIG_TILE_ROWS) {
+            size_t nr = a_end - r0 < TRIG_TILE_ROWS ? a_end - r0 : TRIG_TILE_ROWS;
+            if (fast_interleaved)
+                tile_interleaved(t, st, r0, nr);
+            else if (fast_contiguous)
+                tile_contiguous(t, st, r0, nr);
+            else
+                tile_generic(t, st, r0, nr, 0);
         }
     }
 }
@@ -73,15 +149,18 @@ static void fill_block_run(const trig_target *t, const double *w, size_t k0, siz
 void trig_fill(const trig_target *t, trig_freq_fn freq, const void *freq_ctx, size_t n_freq,
                size_t n_cos, const trig_rows *rows)
 {
+    trig_state st;
     double w[TRIG_BLOCK];
     for (size_t k0 = 0; k0 < n_freq; k0 += TRIG_BLOCK) {
-        size_t n = n_freq - k0 < TRIG_BLOCK ? n_freq - k0 : TRIG_BLOCK;
-        size_t nc = n_cos > k0 ? (n_cos - k0 < n ? n_cos - k0 : n) : 0;
-        for (size_t k = 0; k < n; k++)
+        st.k0 = k0;
+        st.n = n_freq - k0 < TRIG_BLOCK ? n_freq - k0 : TRIG_BLOCK;
+        st.n_cos = n_cos > k0 ? (n_cos - k0 < st.n ? n_cos - k0 : st.n) : 0;
+        for (size_t k = 0; k < st.n; k++)
             w[k] = freq(freq_ctx, k0 + k);
-        if (rows->positions)
-            fill_block_positions(t, w, k0, n, nc, rows);
-        else
-            fill_block_run(t, w, k0, n, nc, rows);
+        if (rows->positions) {
+            fill_positions(t, &st, w, rows);
+        } else {
+            fill_run(t, &st, w, rows);
+        }
     }
 }
