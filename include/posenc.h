@@ -154,9 +154,401 @@ POSENC_API int posenc_add_sinusoidal(float *x, size_t x_len, size_t batch, size_
 POSENC_API int posenc_relative_positions(int32_t *out, size_t out_len, size_t query_len,
                                          size_t key_len, int32_t shift);
 
-/* @@ rope section @@ */
+/* ------------------------------------------------------------------------ */
+/* RoPE: rotary position embeddings (Su et al. 2021, "RoFormer", 3.4)        */
+/* ------------------------------------------------------------------------ */
 
-/* @@ biases section @@ */
+/*
+ * RoPE rotates each pair of features (a, b) of a query or key at position p
+ * by the angle p * f_k, one inverse frequency f_k per pair k < r/2
+ * (r = rotary_dim, even, <= head_dim):
+ *
+ *   a' = A * (a cos(p f_k) - b sin(p f_k))
+ *   b' = A * (b cos(p f_k) + a sin(p f_k))
+ *
+ * A is the attention factor (1 except YaRN and LongRoPE, which fold it into
+ * cos and sin as Hugging Face's *RotaryEmbedding.forward does). Dims >= r of
+ * a head pass through untouched (partial rotary: GPT-NeoX rotary_pct, Phi).
+ *
+ * The frequencies: f_k = base^(-2k/r) (RoFormer; HF modeling_rope_utils.py
+ * _compute_default_rope_parameters), then, by type, exactly as HF's
+ * modeling_rope_utils.py defines them (double precision throughout):
+ *
+ * POSENC_ROPE_DEFAULT   f_k                                    A = 1
+ * POSENC_ROPE_LINEAR    f_k / factor        (position interpolation, kaiokendev;
+ *                       _compute_linear_scaling_rope_parameters)           A = 1
+ * POSENC_ROPE_DYNAMIC   NTK-aware: base' = base * (factor L / M - (factor - 1))^(r/(r-2)),
+ *                       L = max(seq_len, M), M = max_position_embeddings, then
+ *                       base'^(-2k/r) (_compute_dynamic_ntk_parameters; r >= 4)  A = 1
+ * POSENC_ROPE_YARN      YaRN (Peng et al. 2023), _compute_yarn_parameters:
+ *                       f_k = f_k/factor * (1 - e_k) + f_k * e_k, e_k = 1 - ramp_k,
+ *                       ramp_k = clamp((k - lo) / (hi - lo), 0, 1) (hi += 0.001 when
+ *                       lo == hi), [lo, hi] = find_correction_range(beta_fast,
+ *                       beta_slow) over original_max_position_embeddings:
+ *                       dim(n) = r ln(O / (2 pi n)) / (2 ln base), lo = max(floor(dim(beta_fast)), 0),
+ *                       hi = min(ceil(dim(beta_slow)), r - 1) (no floor/ceil when
+ *                       no_truncate).  A = attention_factor if set, else
+ *                       g(factor, mscale) / g(factor, mscale_all_dim) when both are
+ *                       non-zero, else g(factor, 1); g(s, m) = 0.1 m ln s + 1 (s > 1), 1.
+ * POSENC_ROPE_LLAMA3    Llama 3.1, _compute_llama3_parameters: wavelength w = 2 pi / f_k;
+ *                       w > O / low_freq_factor: f_k / factor; w < O / high_freq_factor:
+ *                       f_k; between (bounds inclusive): (1 - s) f_k / factor + s f_k,
+ *                       s = (O / w - low_freq_factor) / (high_freq_factor - low_freq_factor).  A = 1
+ * POSENC_ROPE_LONGROPE  LongRoPE (Ding et al. 2024; Phi-3), _compute_longrope_parameters:
+ *                       f_k / e_k, e = long_factor when seq_len > O, else short_factor.
+ *                       A = attention_factor if set, else 1 for factor <= 1, else
+ *                       sqrt(1 + ln(factor) / ln(O)).
+ *
+ * O = original_max_position_embeddings. HF computes these in float32; posenc
+ * in double (HF's LongRoPE factor lists are float32 tensors: published lists
+ * are float32 values printed in full, so this rarely matters).
+ *
+ * posenc_rope_scaling: zero means default, where HF has one:
+ *   type                      posenc_rope_type; 0 = POSENC_ROPE_DEFAULT
+ *   no_truncate               0: YaRN's truncate = True (HF's default); 1: False
+ *   factor                    > 0. Required by LINEAR, DYNAMIC, LLAMA3. YARN and
+ *                             LONGROPE: 0 = max_position_embeddings / O (HF; an
+ *                             explicit factor wins, as in HF since PR #40320)
+ *   original_max_position_embeddings  integral >= 1. Required by LLAMA3; YARN,
+ *                             LONGROPE: 0 = max_position_embeddings
+ *   max_position_embeddings   integral >= 1. Required by DYNAMIC, and by YARN /
+ *                             LONGROPE when factor or O is 0
+ *   attention_factor          > 0; 0 = the type's formula above
+ *   beta_fast, beta_slow      YaRN, > 0 with beta_fast >= beta_slow; 0 = 32, 1
+ *   mscale, mscale_all_dim    YaRN, >= 0; 0 = absent (Python truthiness, as HF)
+ *   low_freq_factor, high_freq_factor  LLAMA3, required, 0 < low < high
+ *   short_factor, long_factor LONGROPE, required: factors_len = r/2 values each, > 0
+ * Fields a type does not use are ignored. All values must be finite.
+ */
+typedef enum posenc_rope_type {
+    POSENC_ROPE_DEFAULT = 0,
+    POSENC_ROPE_LINEAR = 1,
+    POSENC_ROPE_DYNAMIC = 2,
+    POSENC_ROPE_YARN = 3,
+    POSENC_ROPE_LLAMA3 = 4,
+    POSENC_ROPE_LONGROPE = 5
+} posenc_rope_type;
+
+/* The JS binding writes this struct into wasm memory: keep the field order
+ * (offsets are asserted in src/rope_freq.c). */
+typedef struct posenc_rope_scaling {
+    int type;
+    int no_truncate;
+    double factor;
+    double original_max_position_embeddings;
+    double max_position_embeddings;
+    double attention_factor;
+    double beta_fast;
+    double beta_slow;
+    double mscale;
+    double mscale_all_dim;
+    double low_freq_factor;
+    double high_freq_factor;
+    const double *short_factor;
+    const double *long_factor;
+    size_t factors_len;
+} posenc_rope_scaling;
+
+/*
+ * posenc_rope_frequencies: inv_freq[k] = f_k for k < rotary_dim / 2 (the
+ * formulas above) and *attention_factor = A.
+ *
+ *   inv_freq   caller buffer of n >= rotary_dim / 2 doubles
+ *   rotary_dim even, >= 2 (>= 4 for DYNAMIC)
+ *   base       finite, > 1; 0 selects 10000 (HF's rope_theta)
+ *   s          the scaling, or NULL for POSENC_ROPE_DEFAULT
+ *   seq_len    DYNAMIC and LONGROPE only: the sequence length the frequencies
+ *              serve (HF's seq_len; HF's forward passes max(position_ids) + 1);
+ *              0 = none (DYNAMIC then uses M, LONGROPE the short factors)
+ *
+ * POSENC_ERR_INVALID_ARGUMENT also when the parameters give a non-finite
+ * scaled base, frequency or attention factor.
+ */
+POSENC_API int posenc_rope_frequencies(double *inv_freq, size_t n, size_t rotary_dim, double base,
+                                       const posenc_rope_scaling *s, size_t seq_len,
+                                       double *attention_factor);
+
+/*
+ * Precision of the angles and of the rotation.
+ *
+ * POSENC_ROPE_PRECISION_DOUBLE (0): the angle p * f_k in double, cos and sin in
+ *   double times A, rounded once to float; the rotation in double from those
+ *   floats, rounded once. Cache values are within 2^-23 * max(1, A) of
+ *   A cos(p f_k) (the double formula) for |p| <= 2^24; every rotated output is
+ *   within 2^-22 * A * (|a| + |b|) of the double-precision rotation (tested at
+ *   positions up to 2^24).
+ * POSENC_ROPE_PRECISION_FLOAT32 (1): the common float32 recipe (HF, GPT-NeoX,
+ *   Meta's reference in float32), for parity with models trained with it:
+ *   angle = (float)p * (float)f_k in float; c = float(cos((double)angle)) (the
+ *   float cosine of the float angle, correctly rounded but for rare double-
+ *   rounding ties; torch's own cosf is within an ulp of it), then c * (float)A
+ *   in float; likewise sin. The rotation in float, as torch's
+ *   q * cos + rotate_half(q) * sin: a' = float(a c) - float(b s),
+ *   b' = float(b c) + float(a s), each operation rounded to float. Opt-in: its
+ *   angles are off by up to half a float ulp of p f_k, ~3e-2 rad at p = 2^20.
+ */
+typedef enum posenc_rope_precision {
+    POSENC_ROPE_PRECISION_DOUBLE = 0,
+    POSENC_ROPE_PRECISION_FLOAT32 = 1
+} posenc_rope_precision;
+
+/*
+ * posenc_rope_cache: cos_out[r][k] = A cos(p_r f_k), sin_out[r][k] = A sin(p_r f_k),
+ * each row-major [length][rotary_dim / 2]: HF's cos/sin caches without their
+ * duplicated second half (HF's emb = cat(freqs, freqs)).
+ *
+ *   cos_out, sin_out  caller buffers of out_len >= length * rotary_dim / 2 floats
+ *                     each; they must not overlap
+ *   p_r        positions[r] when positions is not NULL (length entries), else
+ *              offset + r (offset + length - 1 <= POSENC_POSITION_MAX)
+ *   inv_freq   rotary_dim / 2 finite doubles (from posenc_rope_frequencies)
+ *   attention_factor  A, finite, > 0
+ *   precision  a posenc_rope_precision
+ */
+POSENC_API int posenc_rope_cache(float *cos_out, float *sin_out, size_t out_len, size_t length,
+                                 int32_t offset, const int32_t *positions, size_t rotary_dim,
+                                 const double *inv_freq, double attention_factor, int precision);
+
+/*
+ * Which features of a head form the rotated pairs. Pictured after ggml for
+ * head_dim = 6, rotary_dim = 4 (c, s: the two members of a pair, 0: untouched):
+ *
+ * POSENC_ROPE_HALF (0)         [c0 c1 s0 s1 0 0]   pairs (k, k + r/2)
+ *   GPT-NeoX, LLaMA and every Hugging Face model (rotate_half); ggml NEOX.
+ * POSENC_ROPE_INTERLEAVED (1)  [c0 s0 c1 s1 0 0]   pairs (2k, 2k + 1)
+ *   GPT-J (rotate_every_two), RoFormer, Meta's llama reference (complex
+ *   view_as_complex); ggml NORMAL.
+ */
+typedef enum posenc_rope_layout {
+    POSENC_ROPE_HALF = 0,
+    POSENC_ROPE_INTERLEAVED = 1
+} posenc_rope_layout;
+
+/*
+ * posenc_rope_apply: rotates x in place, x row-major [batch][seq][heads][head_dim]:
+ *
+ *   x[b][s][h][i], x[b][s][h][j] <- rotation by p * f_k (formula above), for each
+ *   pair (i, j) of the layout, p = positions[b * seq + s] (positions_len =
+ *   batch * seq: padded batches), positions[s] (positions_len = seq: every
+ *   batch alike, e.g. KV-cache decoding), or offset + s (positions NULL,
+ *   positions_len 0; offset + seq - 1 <= POSENC_POSITION_MAX).
+ *
+ *   x          caller buffer of x_len >= batch * seq * heads * head_dim floats
+ *   batch, heads >= 1;  head_dim >= rotary_dim;  rotary_dim even, >= 2
+ *   layout     a posenc_rope_layout
+ *   inv_freq   rotary_dim / 2 finite doubles;  attention_factor finite, > 0
+ *   precision  a posenc_rope_precision
+ *
+ * cos and sin are computed per block of rows into a fixed stack tile (no
+ * allocation), once per position and shared by every head (and batch).
+ */
+POSENC_API int posenc_rope_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t heads,
+                                 size_t head_dim, size_t rotary_dim, int layout,
+                                 const double *inv_freq, double attention_factor, int32_t offset,
+                                 const int32_t *positions, size_t positions_len, int precision);
+
+/*
+ * posenc_rope_permute_weights: reorders the rows of a q or k projection so that
+ * RoPE in layout `to` on (W' x) equals RoPE in layout `from` on (W x), with
+ * the features of each head permuted (attention scores are unchanged):
+ *
+ *   interleaved -> half:  W'[h][t * r/2 + i] = W[h][2i + t]   (t = 0, 1; i < r/2)
+ *   half -> interleaved:  W'[h][2i + t] = W[h][t * r/2 + i]
+ *
+ * rows >= rotary_dim of each head are copied unchanged. interleaved -> half is
+ * HF's convert_llama_weights_to_hf.py permute() (Meta checkpoints to HF),
+ * generalised to partial rotary; half -> interleaved is its inverse.
+ *
+ *   w          row-major [heads * head_dim][in_features], w_len >= that many
+ *              floats; a bias is the case in_features = 1
+ *   out        caller buffer of out_len >= heads * head_dim * in_features
+ *              floats; must not overlap w
+ *   heads      the heads of this projection (num_key_value_heads for k under GQA)
+ *   from, to   posenc_rope_layout values (from == to copies)
+ */
+POSENC_API int posenc_rope_permute_weights(float *out, size_t out_len, const float *w,
+                                           size_t w_len, size_t heads, size_t head_dim,
+                                           size_t rotary_dim, size_t in_features, int from,
+                                           int to);
+
+/* ------------------------------------------------------------------------ */
+/* Attention biases and relative buckets                                     */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * ALiBi (Press, Smith & Lewis 2022, "Train Short, Test Long: Attention with
+ * Linear Biases Enables Input Length Extrapolation"; reference code
+ * ofirpress/attention_with_linear_biases, fairseq/models/transformer.py
+ * get_slopes, whose 8 is generalised to max_bias as in BLOOM and MPT).
+ *
+ * posenc_alibi_slopes: the slope m_h of every head h < heads.
+ *   heads a power of two:  m_h = 2^(-max_bias * (h + 1) / heads)
+ *   otherwise, p = the largest power of two below heads: the p slopes of p,
+ *   then the odd-numbered slopes (1st, 3rd, 5th, ...) of 2p, in that order
+ *   (unsorted), truncated to heads:
+ *     h <  p:  m_h = 2^(-max_bias * (h + 1) / p)
+ *     h >= p:  m_h = 2^(-max_bias * (2 (h - p) + 1) / (2p))
+ *   heads = 3, max_bias = 8: [1/16, 1/256 | 1/4]   (p = 2, then slope 1 of 4)
+ *   MPT's gen_slopes (llm-foundry) gives the same list.
+ *   Each slope is pow(2, exponent) in double (the exact slope, not the
+ *   paper's start * ratio^i product, which can be an ulp off).
+ *
+ *   out        caller buffer of out_len >= heads doubles
+ *   heads      >= 1
+ *   max_bias   finite, > 0; 0 selects 8 (the paper's value)
+ */
+POSENC_API int posenc_alibi_slopes(double *out, size_t out_len, size_t heads, double max_bias);
+
+/*
+ * posenc_alibi_bias: out[h][r][j], [heads][query_len][key_len], for query r
+ * at position i = query_offset + r and key j at position j:
+ *   causal:      -m_h * (i - j)  for j <= i,  -INFINITY for j > i
+ *                (a ready-to-add causal mask)
+ *   non-causal:  -m_h * |i - j|
+ * Pictured causal, query_offset 0 (non-causal mirrors the lower triangle):
+ *
+ *            key j:  0     1     2     3
+ *   query i = 0   [  0   -inf  -inf  -inf ]
+ *   query i = 1   [ -m     0   -inf  -inf ]
+ *   query i = 2   [ -2m   -m     0   -inf ]
+ *   query i = 3   [ -3m   -2m   -m     0  ]
+ *
+ * Decoding with a cache of n keys: query_len = 1, key_len = n + 1,
+ * query_offset = n gives the last row of the full matrix.
+ * Every value is the double -m_h * d rounded once to float (the diagonal is
+ * +0, never -0).
+ *
+ * Other forms in use. BLOOM (build_alibi_tensor) adds m_h * j, a key-only
+ * bias; MPT (llm-foundry build_alibi_bias, full = False) adds
+ * m_h * (j - (key_len - 1)). Both differ from -m_h * (i - j) by a constant per
+ * query row (m_h * i, resp. m_h * (i - key_len + 1)), which softmax ignores,
+ * so they equal this causal form after softmax -- but only because the keys
+ * j > i are masked out: there -m_h * |i - j| decreases with j while the
+ * key-only forms keep increasing. Without a causal mask (an encoder, or
+ * prefix-LM) only the |i - j| form (causal = 0, MPT's full = True) is ALiBi.
+ * Per-row constants also matter where raw logits are compared across rows.
+ *
+ *   out            caller buffer of out_len >= heads * query_len * key_len floats
+ *   heads          >= 1
+ *   query_offset   >= 0; query_offset + query_len - 1 <= POSENC_POSITION_MAX
+ *   key_len        key_len - 1 <= POSENC_POSITION_MAX
+ *   causal         1 or 0
+ *   max_bias       as posenc_alibi_slopes
+ *
+ * query_len = 0 or key_len = 0 is valid and writes nothing.
+ */
+POSENC_API int posenc_alibi_bias(float *out, size_t out_len, size_t heads, size_t query_len,
+                                 size_t key_len, int32_t query_offset, int causal,
+                                 double max_bias);
+
+/*
+ * T5 relative position buckets (Raffel et al. 2020; Hugging Face
+ * transformers models/t5/modeling_t5.py T5Attention._relative_position_bucket
+ * and compute_bias), bit for bit.
+ *
+ * posenc_t5_buckets: out[r][j] = bucket(j - (query_offset + r)), int32,
+ * [query_len][key_len]: query r sits at query_offset + r (decoding with a
+ * cache), key j at j. With rel = key - query and B = num_buckets:
+ *   bidirectional:  nb = B / 2, base = nb if rel > 0 else 0,  n = |rel|
+ *   unidirectional: nb = B,     base = 0,                     n = max(-rel, 0)
+ *   e = nb / 2 (integer division)
+ *   n <  e:  base + n
+ *   n >= e:  base + min(e + trunc(f32(log(f32(n) / e) / f32(log(max_distance / e))
+ *                                 * (nb - e))), nb - 1)
+ * in float32 as torch evaluates it: f32 division and multiplication, the log
+ * as (float)log((double)x), the denominator log in double rounded to float.
+ * The log is taken only where its branch is selected (the reference takes
+ * log(0) on masked lanes: UB once cast to int in C). B = 32, max_distance =
+ * 128, bidirectional: the real log term is an exact integer at |rel| = 16,
+ * 32, 64; bucket 16 (rel = 0 on the "after" side) is never used, as in HF.
+ *
+ *   bidirectional, B = 32, max_distance = 128, key - query:
+ *     rel    <=-91 -64 -32 -16 -8 -1  0 | 1  8  16  32  64 >=91
+ *     bucket    15  14  12  10  8  1  0 |17 24  26  28  30  31
+ *
+ *   bidirectional   1 or 0 (0: the decoder's causal form)
+ *   num_buckets     bidirectional: even and >= 4 (an odd count silently
+ *                   wastes a bucket in HF's formula); otherwise >= 2;
+ *                   at most POSENC_POSITION_MAX; 0 selects 32
+ *   max_distance    > e (the log's denominator must be positive), at most
+ *                   POSENC_POSITION_MAX; 0 selects 128
+ *   query_offset    >= 0; query_offset + query_len - 1 <= POSENC_POSITION_MAX
+ *   key_len         key_len - 1 <= POSENC_POSITION_MAX
+ *
+ * Every bucket is in [0, num_buckets). Empty matrices are valid.
+ */
+POSENC_API int posenc_t5_buckets(int32_t *out, size_t out_len, size_t query_len, size_t key_len,
+                                 int bidirectional, size_t num_buckets, size_t max_distance,
+                                 int32_t query_offset);
+
+/*
+ * posenc_t5_bias: the learned table gathered per bucket, as compute_bias
+ * does: out[h][r][j] = weights[bucket(r, j)][h], [heads][query_len][key_len].
+ * weights is row-major [num_buckets][heads], the layout of HF's
+ * nn.Embedding(num_buckets, n_heads).weight:
+ *
+ *   weights  [b0h0 b0h1 .. b0h(H-1) | b1h0 .. ]   out  [h0: q x k | h1: q x k | ..]
+ *
+ *   weights  weights_len >= num_buckets * heads floats; must not overlap out
+ *   heads    >= 1
+ *   others   as posenc_t5_buckets
+ */
+POSENC_API int posenc_t5_bias(float *out, size_t out_len, const float *weights,
+                              size_t weights_len, size_t heads, size_t query_len, size_t key_len,
+                              int bidirectional, size_t num_buckets, size_t max_distance,
+                              int32_t query_offset);
+
+/*
+ * posenc_deberta_buckets: DeBERTa-v2/v3's log buckets (He et al. 2021;
+ * Hugging Face models/deberta_v2/modeling_deberta_v2.py
+ * make_log_bucket_position applied by build_relative_position), bit for bit:
+ * out[q][k] = bucket(q - k), int32, [query_len][key_len]. NOTE the sign:
+ * query - key, the opposite of T5's key - query. With mid = bucket_size / 2:
+ *   a = mid - 1 if -mid < rel < mid, else |rel|
+ *   a <= mid:  rel
+ *   a >  mid:  sign(rel) * (ceil(f32(log(f32(a) / mid) / log(f32((max_position - 1) / mid))
+ *                                * (mid - 1))) + mid)
+ * in float32 as torch evaluates it, the logs as (float)log((double)x).
+ * Not clamped: HF clamps to the attention span later, when it indexes the
+ * relative embeddings. HF's bucket_size <= 0 (no bucketing, plain q - k)
+ * is not this routine.
+ *
+ *   bucket_size 256, max_position 512, query - key:
+ *     rel     -2000 -512 -511 -300 -129 -128 .. 0 .. 128 129 300 511 512 2000
+ *     bucket   -381 -256 -255 -207 -129 -128 .. 0 .. 128 129 207 255 256  381
+ *
+ *   bucket_size    >= 2 (mid >= 1), at most POSENC_POSITION_MAX; 0 selects 256
+ *   max_position   such that the log's denominator is positive
+ *                  (max_position - 1 > mid), at most POSENC_POSITION_MAX;
+ *                  0 selects 512
+ *   lengths        at most 2^31 each; every bucket of the matrix must fit int32
+ *                  (only extreme parameters break this)
+ */
+POSENC_API int posenc_deberta_buckets(int32_t *out, size_t out_len, size_t query_len,
+                                      size_t key_len, size_t bucket_size, size_t max_position);
+
+/*
+ * posenc_transformer_xl_embedding: Transformer-XL's relative sinusoid (Dai et
+ * al. 2019, "Transformer-XL"; kimiyoung/transformer-xl pytorch/mem_transformer.py
+ * PositionalEmbedding, pos_seq from MemTransformerLM._forward): row r holds
+ * position p_r = key_len - 1 - r (descending), clamped to clamp_length when
+ * clamp_length > 0, as [sin | cos]:
+ *   out[r][k] = sin(p_r f_k),  out[r][d/2 + k] = cos(p_r f_k),  f_k = 10000^(-2k/d)
+ *
+ *   key_len 4, clamp_length 2, d 4:   row 0  p = 2  [s0 s1 | c0 c1]
+ *                                     row 1  p = 2  [ ... ]
+ *                                     row 2  p = 1
+ *                                     row 3  p = 0  [0 0 | 1 1]
+ *
+ *   out            caller buffer of out_len >= key_len * d_model floats
+ *   d_model        even and >= 2: the reference's inv_freq has ceil(d/2)
+ *                  entries, so [sin | cos] is 2 * ceil(d/2) wide, one column
+ *                  more than an odd d_model
+ *   clamp_length   >= 0; 0: no clamping (Transformer-XL's clamp_len <= 0)
+ *   key_len        key_len - 1 <= POSENC_POSITION_MAX
+ */
+POSENC_API int posenc_transformer_xl_embedding(float *out, size_t out_len, size_t key_len,
+                                               size_t d_model, int32_t clamp_length);
 
 #ifdef __cplusplus
 }

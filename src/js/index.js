@@ -3,5 +3,9 @@ export { init, isReady } from './wasm.js';
 export { allocate, memoryStats, WasmArray } from './heap.js';
 export { sinusoidal, sinusoidalFrequencies, addSinusoidal, LAYOUTS } from './sinusoidal.js';
 export { relativePositions } from './relative.js';
-// @@ rope exports @@
-// @@ biases exports @@
+export {
+  ropeFrequencies, ropeFromConfig, ropeCache, applyRope, ropePermuteWeights, ROPE_TYPES, ROPE_LAYOUTS,
+} from './rope.js';
+export { alibiSlopes, alibiBias } from './alibi.js';
+export { t5Buckets, t5Bias, debertaBuckets } from './buckets.js';
+export { transformerXLEmbedding } from './transformer_xl.js';

@@ -95,6 +95,215 @@ export interface RelativePositionsOptions<Out extends Int32Target = Int32Array> 
 export function relativePositions(options: RelativePositionsOptions<Int32Array>): Int32Array;
 export function relativePositions<Out extends Int32Target>(options: RelativePositionsOptions<Out> & { out: Out }): Out;
 
-// @@ rope declarations @@
+// ---------------------------------------------------------------- RoPE
+// Formulas (Hugging Face modeling_rope_utils.py), layouts and accuracy: include/posenc.h.
 
-// @@ biases declarations @@
+export type RopeType = 'default' | 'linear' | 'dynamic' | 'yarn' | 'llama3' | 'longrope';
+export const ROPE_TYPES: readonly RopeType[];
+/** 'half' pairs (k, k + rotaryDim/2) (GPT-NeoX, LLaMA, HF rotate_half); 'interleaved' pairs (2k, 2k+1) (GPT-J, RoFormer, Meta). */
+export type RopeLayout = 'half' | 'interleaved';
+export const ROPE_LAYOUTS: readonly RopeLayout[];
+/** 'float64': angles in double (default); 'float32': the float32 recipe float32(p) * float32(f), for parity with models trained with it. */
+export type RopePrecision = 'float64' | 'float32';
+
+/** Hugging Face's rope_scaling parameters in camelCase, by type. */
+export type RopeScaling =
+  | { type: 'default' }
+  /** position interpolation: f / factor */
+  | { type: 'linear'; factor: number }
+  /** NTK-aware dynamic base at seqLength (default maxPositionEmbeddings; applyRope/ropeCache: largest position + 1) */
+  | { type: 'dynamic'; factor: number; maxPositionEmbeddings: number; seqLength?: number }
+  /** YaRN (Peng et al. 2023). factor defaults to maxPositionEmbeddings / originalMaxPositionEmbeddings,
+   *  originalMaxPositionEmbeddings to maxPositionEmbeddings. */
+  | {
+      type: 'yarn';
+      factor?: number;
+      originalMaxPositionEmbeddings?: number;
+      maxPositionEmbeddings?: number;
+      /** default 32 */ betaFast?: number;
+      /** default 1 */ betaSlow?: number;
+      mscale?: number;
+      mscaleAllDim?: number;
+      attentionFactor?: number;
+      /** default true */ truncate?: boolean;
+    }
+  /** Llama 3.1: highFreqFactor > lowFreqFactor (maxPositionEmbeddings is accepted and unused) */
+  | {
+      type: 'llama3';
+      factor: number;
+      lowFreqFactor: number;
+      highFreqFactor: number;
+      originalMaxPositionEmbeddings: number;
+      maxPositionEmbeddings?: number;
+    }
+  /** LongRoPE (Phi-3): longFactor when seqLength > originalMaxPositionEmbeddings, else shortFactor;
+   *  each rotaryDim / 2 numbers. factor defaults to maxPositionEmbeddings / originalMaxPositionEmbeddings. */
+  | {
+      type: 'longrope';
+      shortFactor: ArrayLike<number>;
+      longFactor: ArrayLike<number>;
+      originalMaxPositionEmbeddings?: number;
+      maxPositionEmbeddings?: number;
+      factor?: number;
+      attentionFactor?: number;
+      seqLength?: number;
+    };
+
+export interface RopeFrequencyOptions {
+  /** even, >= 2 (>= 4 for 'dynamic') */
+  rotaryDim: number;
+  /** rope_theta, > 1; default 10000 */
+  base?: number;
+  /** default: no scaling */
+  scaling?: RopeScaling | null;
+}
+/** Inverse frequencies (rotaryDim / 2 values, radians per position) and the attention factor folded into cos/sin. */
+export function ropeFrequencies(options: RopeFrequencyOptions): { invFreq: Float64Array; attentionFactor: number };
+
+/** The options of a Hugging Face config.json: spread them into ropeFrequencies, ropeCache or applyRope. */
+export function ropeFromConfig(config: Record<string, unknown>, options?: { layerType?: string }): RopeFrequencyOptions;
+
+export interface RopeCacheOptions extends RopeFrequencyOptions {
+  /** rows; default positions.length */
+  length?: number;
+  /** position of row 0 (int32), default 0; excludes positions */
+  offset?: number;
+  /** one absolute position per row */
+  positions?: Int32Array | WasmArray<'int32'>;
+  precision?: RopePrecision;
+  /** filled and returned: two disjoint arrays of length * rotaryDim / 2 floats */
+  out?: { cos: Float32Target; sin: Float32Target };
+}
+/** cos/sin caches [length][rotaryDim / 2], attention factor folded in (HF's caches repeat these columns twice). */
+export function ropeCache(options: RopeCacheOptions & { out?: undefined }): { cos: Float32Array; sin: Float32Array };
+export function ropeCache<O extends { cos: Float32Target; sin: Float32Target }>(options: RopeCacheOptions & { out: O }): O;
+
+export interface ApplyRopeOptions {
+  heads: number;
+  headDim: number;
+  /** even, <= headDim; default headDim. Features >= rotaryDim are untouched. */
+  rotaryDim?: number;
+  /** default 'half' */
+  layout?: RopeLayout;
+  base?: number;
+  /** position of row 0 (int32), default 0; excludes positions */
+  offset?: number;
+  /** seq entries (one per row) or batch * seq (one per batch and row) */
+  positions?: Int32Array | WasmArray<'int32'>;
+  scaling?: RopeScaling | null;
+  /** default 1; seq = x.length / (batch * heads * headDim) */
+  batch?: number;
+  precision?: RopePrecision;
+}
+/** Rotates x, [batch][seq][heads][headDim], in place and returns it. */
+export function applyRope<X extends Float32Target>(x: X, options: ApplyRopeOptions): X;
+
+export interface RopePermuteOptions<Out extends Float32Target = Float32Array> {
+  heads: number;
+  headDim: number;
+  /** default headDim */
+  rotaryDim?: number;
+  from: RopeLayout;
+  to: RopeLayout;
+  /** filled and returned; w.length floats, must not overlap w */
+  out?: Out;
+}
+/**
+ * Permutes the rows of a [heads * headDim][inFeatures] q/k projection (or a bias, inFeatures = 1) between layouts;
+ * 'interleaved' -> 'half' is HF's convert_llama_weights_to_hf permute().
+ */
+export function ropePermuteWeights(w: Float32Target, options: RopePermuteOptions<Float32Array>): Float32Array;
+export function ropePermuteWeights<Out extends Float32Target>(w: Float32Target, options: RopePermuteOptions<Out> & { out: Out }): Out;
+
+
+/**
+ * ALiBi slopes (Press et al. 2022, the paper's get_slopes): n a power of two:
+ * m_h = 2^(-maxBias * (h + 1) / n); otherwise the slopes of the largest power
+ * of two p < n, then the odd-numbered slopes of 2p, unsorted (3 heads: [1/16, 1/256, 1/4]).
+ * @param heads >= 1
+ */
+export function alibiSlopes(heads: number, options?: { /** > 0; default 8 */ maxBias?: number }): Float64Array;
+
+export interface AlibiBiasOptions<Out extends Float32Target = Float32Array> {
+  /** attention heads, >= 1 */
+  heads: number;
+  queryLength: number;
+  /** default queryLength */
+  keyLength?: number;
+  /** default true: -m*(i-j) for j <= i and -Infinity for j > i; false: -m*|i-j| */
+  causal?: boolean;
+  /** position of query row 0 (cached keys before it), >= 0; default 0 */
+  queryOffset?: number;
+  /** > 0; default 8 */
+  maxBias?: number;
+  /** filled and returned when given; heads * queryLength * keyLength elements */
+  out?: Out;
+}
+/** The ALiBi bias [heads][queryLength][keyLength]; query row r is position queryOffset + r. */
+export function alibiBias(options: AlibiBiasOptions<Float32Array>): Float32Array;
+export function alibiBias<Out extends Float32Target>(options: AlibiBiasOptions<Out> & { out: Out }): Out;
+
+export interface T5BucketOptions {
+  queryLength: number;
+  /** default queryLength */
+  keyLength?: number;
+  /** default true (the encoder); false: the decoder's causal buckets */
+  bidirectional?: boolean;
+  /** default 32; even and >= 4 when bidirectional, >= 2 otherwise */
+  numBuckets?: number;
+  /** default 128; > numBuckets/4 (bidirectional) or numBuckets/2 */
+  maxDistance?: number;
+  /** position of query row 0, >= 0; default 0 */
+  queryOffset?: number;
+}
+export interface T5BucketsOptions<Out extends Int32Target = Int32Array> extends T5BucketOptions {
+  /** queryLength * keyLength elements */
+  out?: Out;
+}
+/** T5's buckets of key - query, Int32Array [queryLength][keyLength], each in [0, numBuckets). */
+export function t5Buckets(options: T5BucketsOptions<Int32Array>): Int32Array;
+export function t5Buckets<Out extends Int32Target>(options: T5BucketsOptions<Out> & { out: Out }): Out;
+
+export interface T5BiasOptions<Out extends Float32Target = Float32Array> extends T5BucketOptions {
+  /** >= 1 */
+  heads: number;
+  /** the learned table [numBuckets][heads], row-major (nn.Embedding(num_buckets, n_heads).weight) */
+  weights: Float32Target;
+  /** heads * queryLength * keyLength elements; must not overlap weights */
+  out?: Out;
+}
+/** T5's relative bias [heads][queryLength][keyLength] = weights[bucket][head]. */
+export function t5Bias(options: T5BiasOptions<Float32Array>): Float32Array;
+export function t5Bias<Out extends Float32Target>(options: T5BiasOptions<Out> & { out: Out }): Out;
+
+export interface DebertaBucketsOptions<Out extends Int32Target = Int32Array> {
+  queryLength: number;
+  /** default queryLength */
+  keyLength?: number;
+  /** default 256, >= 2 */
+  bucketSize?: number;
+  /** default 512, > bucketSize / 2 + 1 */
+  maxPosition?: number;
+  /** queryLength * keyLength elements */
+  out?: Out;
+}
+/** DeBERTa-v2's log buckets of query - key (T5's opposite sign), Int32Array [queryLength][keyLength]. */
+export function debertaBuckets(options: DebertaBucketsOptions<Int32Array>): Int32Array;
+export function debertaBuckets<Out extends Int32Target>(options: DebertaBucketsOptions<Out> & { out: Out }): Out;
+
+export interface TransformerXLEmbeddingOptions<Out extends Float32Target = Float32Array> {
+  /** rows; row r is position keyLength - 1 - r */
+  keyLength: number;
+  /** even, >= 2: [sin | cos], dModel/2 frequencies 10000^(-2k/dModel) */
+  dModel: number;
+  /** positions above it are clamped to it; 0 (default): no clamping */
+  clampLength?: number;
+  /** keyLength * dModel elements */
+  out?: Out;
+}
+/** Transformer-XL's relative sinusoid, [keyLength][dModel], positions descending. */
+export function transformerXLEmbedding(options: TransformerXLEmbeddingOptions<Float32Array>): Float32Array;
+export function transformerXLEmbedding<Out extends Float32Target>(
+  options: TransformerXLEmbeddingOptions<Out> & { out: Out },
+): Out;
+

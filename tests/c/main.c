@@ -8,16 +8,16 @@ int check_passed, check_failed;
 void test_status(void);
 void test_sinusoidal(void);
 void test_relative(void);
-/* @@ rope decl @@ */
-/* @@ biases decl @@ */
+void test_rope(void);
+void test_biases(void);
 
 int main(void)
 {
     test_status();
     test_sinusoidal();
     test_relative();
-    /* @@ rope call @@ */
-    /* @@ biases call @@ */
+    test_rope();
+    test_biases();
     printf("c: %d passed, %d failed\n", check_passed, check_failed);
     return check_failed ? 1 : 0;
 }

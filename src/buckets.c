@@ -1,0 +1,231 @@
+/*
+ * buckets.c: T5 and DeBERTa-v2 relative-position buckets (formulas and
+ * sources in posenc.h). Both reproduce torch's float32 evaluation: float
+ * division and multiplication in C float (FLT_EVAL_METHOD 0 on x86-64 and
+ * wasm, -ffp-contract=off), each log as (float)log((double)x).
+ *
+ * Both matrices are Toeplitz (the value depends on column - row only), so a
+ * routine evaluates row 0 and column 0 (query_len + key_len - 1 values) and
+ * copies every other row from the one above, shifted right by one.
+ */
+#include "posenc.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "checked.h"
+
+#define T5_DEFAULT_BUCKETS 32
+#define T5_DEFAULT_MAX_DISTANCE 128
+#define DEBERTA_DEFAULT_BUCKET_SIZE 256
+#define DEBERTA_DEFAULT_MAX_POSITION 512
+
+/* The last query position offset + query_len - 1 and the last key must be int32. */
+static int check_positions(size_t query_len, size_t key_len, int32_t query_offset)
+{
+    if (query_offset < 0 ||
+        (query_len > 0 && query_len - 1 > (size_t)(POSENC_POSITION_MAX - query_offset)) ||
+        (key_len > 0 && key_len - 1 > (size_t)POSENC_POSITION_MAX))
+        return POSENC_ERR_INVALID_ARGUMENT;
+    return POSENC_OK;
+}
+
+/* ---------------------------------------------------------------- T5 */
+
+typedef struct t5_plan {
+    int bidirectional;
+    int32_t num_buckets; /* the total, defaults resolved                 */
+    int32_t nb;          /* buckets per direction                        */
+    int32_t max_exact;   /* nb / 2: below it, one bucket per distance    */
+    float log_ratio;     /* f32(log(max_distance / max_exact)), > 0      */
+    float span;          /* f32(nb - max_exact)                          */
+} t5_plan;
+
+static int t5_plan_init(t5_plan *p, int bidirectional, size_t num_buckets, size_t max_distance)
+{
+    if (num_buckets == 0)
+        num_buckets = T5_DEFAULT_BUCKETS;
+    if (max_distance == 0)
+        max_distance = T5_DEFAULT_MAX_DISTANCE;
+    if ((bidirectional != 0 && bidirectional != 1) || num_buckets > (size_t)POSENC_POSITION_MAX ||
+        max_distance > (size_t)POSENC_POSITION_MAX)
+        return POSENC_ERR_INVALID_ARGUMENT;
+    /* HF floors an odd bidirectional count and wastes a bucket: rejected */
+    if (bidirectional ? (num_buckets % 2 != 0 || num_buckets < 4) : num_buckets < 2)
+        return POSENC_ERR_INVALID_ARGUMENT;
+    p->bidirectional = bidirectional;
+    p->num_buckets = (int32_t)num_buckets;
+    p->nb = (int32_t)(bidirectional ? num_buckets / 2 : num_buckets);
+    p->max_exact = p->nb / 2;
+    if ((int64_t)max_distance <= p->max_exact) /* log(max_distance / max_exact) <= 0 */
+        return POSENC_ERR_INVALID_ARGUMENT;
+    p->log_ratio = (float)log((double)max_distance / (double)p->max_exact);
+    p->span = (float)(p->nb - p->max_exact);
+    return POSENC_OK;
+}
+
+/* T5Attention._relative_position_bucket for one rel = key - query. */
+static int32_t t5_bucket(const t5_plan *p, int64_t rel)
+{
+    int32_t bucket = 0;
+    int64_t n;
+    if (p->bidirectional) {
+        if (rel > 0)
+            bucket = p->nb;
+        n = rel < 0 ? -rel : rel;
+    } else {
+        n = rel < 0 ? -rel : 0;
+    }
+    if (n < p->max_exact)
+        return bucket + (int32_t)n;
+    /* n >= max_exact >= 1: the log's argument is >= 1, never log(0) */
+    float x = (float)n / (float)p->max_exact;
+    float v = (float)log((double)x) / p->log_ratio * p->span;
+    /* min(max_exact + trunc(v), nb - 1), clamped before the cast (v can exceed int32) */
+    if (!((double)v < (double)(p->nb - p->max_exact)))
+        return bucket + p->nb - 1;
+    return bucket + p->max_exact + (int32_t)v;
+}
+
+int posenc_t5_buckets(int32_t *out, size_t out_len, size_t query_len, size_t key_len,
+                      int bidirectional, size_t num_buckets, size_t max_distance,
+                      int32_t query_offset)
+{
+    t5_plan plan;
+    size_t need;
+    int status;
+    if (!out)
+        return POSENC_ERR_NULL_POINTER;
+    if ((status = t5_plan_init(&plan, bidirectional, num_buckets, max_distance)) ||
+        (status = check_positions(query_len, key_len, query_offset)))
+        return status;
+    if (checked_mul(query_len, key_len, &need))
+        return POSENC_ERR_SIZE_OVERFLOW;
+    if (out_len < need)
+        return POSENC_ERR_BUFFER_TOO_SMALL;
+    if (need == 0)
+        return POSENC_OK;
+
+    for (size_t j = 0; j < key_len; j++)
+        out[j] = t5_bucket(&plan, (int64_t)j - query_offset);
+    for (size_t r = 1; r < query_len; r++) {
+        int32_t *row = out + r * key_len;
+        row[0] = t5_bucket(&plan, -((int64_t)query_offset + (int64_t)r));
+        memcpy(row + 1, row - key_len, (key_len - 1) * sizeof *row);
+    }
+    return POSENC_OK;
+}
+
+int posenc_t5_bias(float *out, size_t out_len, const float *weights, size_t weights_len,
+                   size_t heads, size_t query_len, size_t key_len, int bidirectional,
+                   size_t num_buckets, size_t max_distance, int32_t query_offset)
+{
+    t5_plan plan;
+    size_t need, plane, table;
+    int status;
+    if (!out || !weights)
+        return POSENC_ERR_NULL_POINTER;
+    if (heads == 0)
+        return POSENC_ERR_INVALID_ARGUMENT;
+    if ((status = t5_plan_init(&plan, bidirectional, num_buckets, max_distance)) ||
+        (status = check_positions(query_len, key_len, query_offset)))
+        return status;
+    if (checked_mul((size_t)plan.num_buckets, heads, &table) ||
+        checked_mul(query_len, key_len, &plane) || checked_mul(plane, heads, &need))
+        return POSENC_ERR_SIZE_OVERFLOW;
+    if (weights_len < table || out_len < need)
+        return POSENC_ERR_BUFFER_TOO_SMALL;
+    if (need == 0)
+        return POSENC_OK;
+
+    /* row 0 and column 0 of every head plane, one bucket per relative position */
+    for (size_t c = 0; c < key_len + query_len - 1; c++) {
+        size_t cell = c < key_len ? c : (c - key_len + 1) * key_len; /* (0, c) or (r, 0) */
+        int64_t rel = c < key_len ? (int64_t)c - query_offset
+                                  : -((int64_t)query_offset + (int64_t)(c - key_len + 1));
+        const float *w = weights + (size_t)t5_bucket(&plan, rel) * heads;
+        for (size_t h = 0; h < heads; h++)
+            out[h * plane + cell] = w[h];
+    }
+    for (size_t h = 0; h < heads; h++) {
+        float *p = out + h * plane;
+        for (size_t r = 1; r < query_len; r++)
+            memcpy(p + r * key_len + 1, p + (r - 1) * key_len, (key_len - 1) * sizeof *p);
+    }
+    return POSENC_OK;
+}
+
+/* ---------------------------------------------------------------- DeBERTa-v2 */
+
+typedef struct deberta_plan {
+    int64_t mid;       /* bucket_size / 2 >= 1                              */
+    float mid_f;       /* f32(mid)                                          */
+    float mid_minus_1; /* f32(mid - 1)                                      */
+    float log_ratio;   /* f32 log of f32((max_position - 1) / mid), > 0    */
+} deberta_plan;
+
+/* make_log_bucket_position for one rel = query - key, as the float torch returns. */
+static float deberta_value(const deberta_plan *p, int64_t rel)
+{
+    int64_t a = (rel < p->mid && rel > -p->mid) ? p->mid - 1 : (rel < 0 ? -rel : rel);
+    if (a <= p->mid)
+        return (float)rel; /* relative_pos.type_as(log_pos) */
+    /* a > mid >= 1: the log's argument is >= 1 */
+    float x = (float)a / p->mid_f;
+    float log_pos = ceilf((float)log((double)x) / p->log_ratio * p->mid_minus_1) + p->mid_f;
+    return rel < 0 ? -log_pos : log_pos;
+}
+
+/* The value as int32 (torch's .to(long)); validated inputs never saturate. */
+static int32_t deberta_bucket(const deberta_plan *p, int64_t rel)
+{
+    float v = deberta_value(p, rel);
+    if (!(v < 2147483648.0f))
+        return INT32_MAX;
+    if (!(v >= -2147483648.0f))
+        return INT32_MIN;
+    return (int32_t)v;
+}
+
+int posenc_deberta_buckets(int32_t *out, size_t out_len, size_t query_len, size_t key_len,
+                           size_t bucket_size, size_t max_position)
+{
+    deberta_plan plan;
+    size_t need;
+    if (!out)
+        return POSENC_ERR_NULL_POINTER;
+    if (bucket_size == 0)
+        bucket_size = DEBERTA_DEFAULT_BUCKET_SIZE;
+    if (max_position == 0)
+        max_position = DEBERTA_DEFAULT_MAX_POSITION;
+    if (bucket_size < 2 || bucket_size > (size_t)POSENC_POSITION_MAX ||
+        max_position > (size_t)POSENC_POSITION_MAX || check_positions(query_len, key_len, 0))
+        return POSENC_ERR_INVALID_ARGUMENT;
+    plan.mid = (int64_t)(bucket_size / 2);
+    plan.mid_f = (float)plan.mid;
+    plan.mid_minus_1 = (float)(plan.mid - 1);
+    /* torch.tensor((max_position - 1) / mid): a double quotient rounded to float32 */
+    plan.log_ratio = (float)log((double)(float)((double)(max_position - 1) / (double)plan.mid));
+    if (!(plan.log_ratio > 0.0f))
+        return POSENC_ERR_INVALID_ARGUMENT;
+    /* |bucket| grows with |rel|: the extremes q - 1 and -(k - 1) bound it */
+    if (query_len > 0 && !(deberta_value(&plan, (int64_t)query_len - 1) < 2147483648.0f))
+        return POSENC_ERR_INVALID_ARGUMENT;
+    if (key_len > 0 && !(deberta_value(&plan, 1 - (int64_t)key_len) >= -2147483648.0f))
+        return POSENC_ERR_INVALID_ARGUMENT;
+    if (checked_mul(query_len, key_len, &need))
+        return POSENC_ERR_SIZE_OVERFLOW;
+    if (out_len < need)
+        return POSENC_ERR_BUFFER_TOO_SMALL;
+    if (need == 0)
+        return POSENC_OK;
+
+    for (size_t k = 0; k < key_len; k++)
+        out[k] = deberta_bucket(&plan, -(int64_t)k);
+    for (size_t q = 1; q < query_len; q++) {
+        int32_t *row = out + q * key_len;
+        row[0] = deberta_bucket(&plan, (int64_t)q);
+        memcpy(row + 1, row - key_len, (key_len - 1) * sizeof *row);
+    }
+    return POSENC_OK;
+}

@@ -1,0 +1,217 @@
+/*
+ * rope_apply.c: RoPE cos/sin caches, the rotation of q/k in place, and the
+ * half <-> interleaved permutation of projection weights (posenc.h).
+ */
+#include "posenc.h"
+
+#include <math.h>
+
+#include "checked.h"
+#include "trig.h"
+
+enum {
+    TILE = 1024 /* floats of cos (and of sin) computed at once: 8 KB of stack */
+};
+
+static double inv_freq_at(const void *ctx, size_t i)
+{
+    return ((const double *)ctx)[i];
+}
+
+static int check_freqs(const double *inv_freq, size_t half, double attention_factor, int precision)
+{
+    if (!isfinite(attention_factor) || !(attention_factor > 0.0) ||
+        (precision != POSENC_ROPE_PRECISION_DOUBLE && precision != POSENC_ROPE_PRECISION_FLOAT32))
+        return POSENC_ERR_INVALID_ARGUMENT;
+    for (size_t k = 0; k < half; k++)
+        if (!isfinite(inv_freq[k]))
+            return POSENC_ERR_INVALID_ARGUMENT;
+    return POSENC_OK;
+}
+
+/* Whether two runs of n floats share memory (compared as addresses). */
+static int overlap(const float *a, const float *b, size_t n)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b, bytes = n * sizeof(float);
+    return n > 0 && x < y + bytes && y < x + bytes;
+}
+
+static int check_offset(size_t rows, int32_t offset)
+{
+    if (rows > 0 && (uint64_t)(rows - 1) > (uint64_t)(POSENC_POSITION_MAX - (int64_t)offset))
+        return POSENC_ERR_INVALID_ARGUMENT;
+    return POSENC_OK;
+}
+
+/*
+ * A block of the cos/sin table: rows r < n_rows (position positions[r], or
+ * first + r), columns k < n_freq (frequency inv_freq[k]); row stride `stride`.
+ */
+typedef struct cs_block {
+    float *cos_out, *sin_out;
+    size_t stride, n_rows, n_freq;
+    int32_t first;
+    const int32_t *positions;
+    const double *inv_freq;
+    double attention;
+} cs_block;
+
+/* Double angles through the shared exact kernel. */
+static void fill_double(const cs_block *b)
+{
+    trig_target t = { b->sin_out, b->cos_out, b->stride, 1, 0, 1, 0, 1.0f, b->attention };
+    trig_rows rows = { b->n_rows, (double)b->first, 1, b->positions };
+    trig_fill(&t, inv_freq_at, b->inv_freq, b->n_freq, b->n_freq, &rows);
+}
+
+/* The float32 recipe: float angle, correctly rounded float cos/sin, float scale. */
+static void fill_float32(const cs_block *b)
+{
+    float scale = (float)b->attention;
+    for (size_t r = 0; r < b->n_rows; r++) {
+        int32_t pos = b->positions ? b->positions[r] : (int32_t)(b->first + (int64_t)r);
+        float p = (float)pos;
+        for (size_t k = 0; k < b->n_freq; k++) {
+            float angle = p * (float)b->inv_freq[k];
+            float c = (float)cos((double)angle), s = (float)sin((double)angle);
+            b->cos_out[r * b->stride + k] = c * scale;
+            b->sin_out[r * b->stride + k] = s * scale;
+        }
+    }
+}
+
+static void fill_block(const cs_block *b, int precision)
+{
+    if (precision == POSENC_ROPE_PRECISION_FLOAT32)
+        fill_float32(b);
+    else
+        fill_double(b);
+}
+
+int posenc_rope_cache(float *cos_out, float *sin_out, size_t out_len, size_t length, int32_t offset,
+                      const int32_t *positions, size_t rotary_dim, const double *inv_freq,
+                      double attention_factor, int precision)
+{
+    size_t half = rotary_dim / 2, need;
+    int status;
+    if (!cos_out || !sin_out || !inv_freq)
+        return POSENC_ERR_NULL_POINTER;
+    if (rotary_dim < 2 || rotary_dim % 2)
+        return POSENC_ERR_INVALID_ARGUMENT;
+    if ((status = check_freqs(inv_freq, half, attention_factor, precision)) ||
+        (!positions && (status = check_offset(length, offset))))
+        return status;
+    if (checked_mul(length, half, &need))
+        return POSENC_ERR_SIZE_OVERFLOW;
+    if (out_len < need)
+        return POSENC_ERR_BUFFER_TOO_SMALL;
+    if (overlap(cos_out, sin_out, need))
+        return POSENC_ERR_INVALID_ARGUMENT; /* overlapping outputs */
+    cs_block b = { cos_out, sin_out, half, length, half, offset, positions, inv_freq, attention_factor };
+    fill_block(&b, precision);
+    return POSENC_OK;
+}
+
+/* Rotates the pairs k0 <= k < k0 + n_freq of one head vector by one tile row. */
+static void rotate(float *v, size_t half, size_t k0, size_t n_freq, int layout, const float *c,
+                   const float *s, int precision)
+{
+    size_t step = layout == POSENC_ROPE_INTERLEAVED ? 2 : 1;
+    size_t second = layout == POSENC_ROPE_INTERLEAVED ? 1 : half;
+    float *a = v + k0 * step, *b = a + second;
+    for (size_t k = 0; k < n_freq; k++, a += step, b += step) {
+        if (precision == POSENC_ROPE_PRECISION_FLOAT32) {
+            /* torch: q * cos + rotate_half(q) * sin, every operation in float */
+            float ac = *a * c[k], bs = *b * s[k], bc = *b * c[k], as = *a * s[k];
+            *a = ac - bs;
+            *b = bc + as;
+        } else {
+            double x = *a, y = *b;
+            *a = (float)(x * c[k] - y * s[k]);
+            *b = (float)(y * c[k] + x * s[k]);
+        }
+    }
+}
+
+int posenc_rope_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t heads, size_t head_dim,
+                      size_t rotary_dim, int layout, const double *inv_freq, double attention_factor,
+                      int32_t offset, const int32_t *positions, size_t positions_len, int precision)
+{
+    size_t half = rotary_dim / 2, row_len, need, batch_rows;
+    int status;
+    if (!x || !inv_freq || (!positions && positions_len))
+        return POSENC_ERR_NULL_POINTER;
+    if (batch == 0 || heads == 0 || rotary_dim < 2 || rotary_dim % 2 || rotary_dim > head_dim ||
+        (layout != POSENC_ROPE_HALF && layout != POSENC_ROPE_INTERLEAVED))
+        return POSENC_ERR_INVALID_ARGUMENT;
+    if ((status = check_freqs(inv_freq, half, attention_factor, precision)))
+        return status;
+    if (checked_mul(heads, head_dim, &row_len) || checked_mul3(batch, seq, row_len, &need) ||
+        checked_mul(batch, seq, &batch_rows))
+        return POSENC_ERR_SIZE_OVERFLOW;
+    if (positions && positions_len != seq && positions_len != batch_rows)
+        return POSENC_ERR_INVALID_ARGUMENT;
+    if (!positions && (status = check_offset(seq, offset)))
+        return status;
+    if (x_len < need)
+        return POSENC_ERR_BUFFER_TOO_SMALL;
+
+    /* positions per (batch, row): each batch its own tiles; otherwise shared */
+    int per_batch = positions && positions_len == batch_rows && batch > 1;
+    size_t groups = per_batch ? batch : 1, copies = per_batch ? 1 : batch;
+    float tile_cos[TILE], tile_sin[TILE];
+    for (size_t k0 = 0; k0 < half; k0 += TILE) {
+        size_t n_freq = half - k0 < TILE ? half - k0 : TILE;
+        size_t tile_rows = TILE / n_freq;
+        for (size_t g = 0; g < groups; g++)
+            for (size_t s0 = 0; s0 < seq; s0 += tile_rows) {
+                size_t n_rows = seq - s0 < tile_rows ? seq - s0 : tile_rows;
+                cs_block blk = { tile_cos, tile_sin, n_freq, n_rows, n_freq,
+                                 positions ? 0 : (int32_t)(offset + (int64_t)s0),
+                                 positions ? positions + g * seq + s0 : NULL, inv_freq + k0,
+                                 attention_factor };
+                fill_block(&blk, precision);
+                for (size_t c = 0; c < copies; c++) {
+                    float *rows = x + ((g + c) * seq + s0) * row_len;
+                    for (size_t r = 0; r < n_rows; r++)
+                        for (size_t h = 0; h < heads; h++)
+                            rotate(rows + r * row_len + h * head_dim, half, k0, n_freq, layout,
+                                   tile_cos + r * n_freq, tile_sin + r * n_freq, precision);
+                }
+            }
+    }
+    return POSENC_OK;
+}
+
+int posenc_rope_permute_weights(float *out, size_t out_len, const float *w, size_t w_len, size_t heads,
+                                size_t head_dim, size_t rotary_dim, size_t in_features, int from, int to)
+{
+    size_t rows, need;
+    if (!out || !w)
+        return POSENC_ERR_NULL_POINTER;
+    if (heads == 0 || in_features == 0 || rotary_dim < 2 || rotary_dim % 2 || rotary_dim > head_dim ||
+        (from != POSENC_ROPE_HALF && from != POSENC_ROPE_INTERLEAVED) ||
+        (to != POSENC_ROPE_HALF && to != POSENC_ROPE_INTERLEAVED))
+        return POSENC_ERR_INVALID_ARGUMENT;
+    if (checked_mul(heads, head_dim, &rows) || checked_mul(rows, in_features, &need))
+        return POSENC_ERR_SIZE_OVERFLOW;
+    if (w_len < need || out_len < need)
+        return POSENC_ERR_BUFFER_TOO_SMALL;
+    if (overlap(out, w, need))
+        return POSENC_ERR_INVALID_ARGUMENT; /* a permutation cannot run in place */
+
+    size_t half = rotary_dim / 2;
+    for (size_t h = 0; h < heads; h++)
+        for (size_t j = 0; j < head_dim; j++) {
+            /* the source row of destination row j of this head */
+            size_t src = j;
+            if (j < rotary_dim && from != to)
+                src = to == POSENC_ROPE_HALF ? 2 * (j % half) + j / half  /* j = t*half + i <- 2i + t */
+                                             : (j % 2) * half + j / 2;    /* j = 2i + t <- t*half + i */
+            const float *from_row = w + (h * head_dim + src) * in_features;
+            float *to_row = out + (h * head_dim + j) * in_features;
+            for (size_t i = 0; i < in_features; i++)
+                to_row[i] = from_row[i];
+        }
+    return POSENC_OK;
+}

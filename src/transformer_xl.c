@@ -1,0 +1,44 @@
+/* transformer_xl.c: Transformer-XL's relative sinusoid (formula and source in posenc.h). */
+#include "posenc.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "checked.h"
+#include "trig.h"
+
+/* mem_transformer.py PositionalEmbedding: inv_freq = 1 / 10000^(arange(0, d, 2) / d) */
+static double xl_freq(const void *ctx, size_t k)
+{
+    double d = (double)*(const size_t *)ctx;
+    return 1.0 / pow(10000.0, (double)(2 * k) / d);
+}
+
+int posenc_transformer_xl_embedding(float *out, size_t out_len, size_t key_len, size_t d_model,
+                                    int32_t clamp_length)
+{
+    size_t need;
+    if (!out)
+        return POSENC_ERR_NULL_POINTER;
+    /* odd d_model: the reference's [sin | cos] is 2 * ceil(d/2) wide, not d */
+    if (d_model < 2 || d_model % 2 != 0 || clamp_length < 0 ||
+        (key_len > 0 && key_len - 1 > (size_t)POSENC_POSITION_MAX))
+        return POSENC_ERR_INVALID_ARGUMENT;
+    if (checked_mul(key_len, d_model, &need))
+        return POSENC_ERR_SIZE_OVERFLOW;
+    if (out_len < need)
+        return POSENC_ERR_BUFFER_TOO_SMALL;
+    if (need == 0)
+        return POSENC_OK;
+
+    size_t half = d_model / 2, top = key_len - 1;
+    /* rows above the clamp all sit at position clamp_length: computed once, copied */
+    size_t flat = clamp_length > 0 && top > (size_t)clamp_length ? top - (size_t)clamp_length : 0;
+    float *run = out + flat * d_model;
+    trig_target t = { run, run + half, d_model, 1, 0, 1, 0, 1.0f, 1.0 };
+    trig_rows rows = { key_len - flat, (double)(top - flat), -1, NULL };
+    trig_fill(&t, xl_freq, &d_model, half, half, &rows);
+    for (size_t r = 0; r < flat; r++)
+        memcpy(out + r * d_model, run, d_model * sizeof *out);
+    return POSENC_OK;
+}
