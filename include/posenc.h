@@ -269,23 +269,24 @@ POSENC_API int posenc_rope_frequencies(double *inv_freq, size_t n, size_t rotary
                                        double *attention_factor);
 
 /*
- * Precision of the angles and of the rotation.
+ * Precision of the angles. The rotation itself is the same in both: in float,
+ * as torch's q * cos + rotate_half(q) * sin, a' = float(a c) - float(b s),
+ * b' = float(b c) + float(a s), each operation rounded to float (within
+ * 2^-23 * max(1, A) * (|a| + |b|) of the exact rotation by those c and s; four
+ * lanes at a time with WASM SIMD, bit-identical to the scalar build).
  *
  * POSENC_ROPE_PRECISION_DOUBLE (0): the angle p * f_k in double, cos and sin in
- *   double times A, rounded once to float; the rotation in double from those
- *   floats, rounded once. Cache values are within 2^-23 * max(1, A) of
- *   A cos(p f_k) (the double formula) for |p| <= 2^24; every rotated output is
- *   within 2^-22 * A * (|a| + |b|) of the double-precision rotation (tested at
- *   positions up to 2^24).
+ *   double times A, rounded once to float. Cache values are within
+ *   2^-23 * max(1, A) of A cos(p f_k) (the double formula) for |p| <= 2^24;
+ *   every rotated output is within 2^-22 * A * (|a| + |b|) of the
+ *   double-precision rotation (tested at positions up to 2^24).
  * POSENC_ROPE_PRECISION_FLOAT32 (1): the common float32 recipe (HF, GPT-NeoX,
  *   Meta's reference in float32), for parity with models trained with it:
  *   angle = (float)p * (float)f_k in float; c = float(cos((double)angle)) (the
  *   float cosine of the float angle, correctly rounded but for rare double-
  *   rounding ties; torch's own cosf is within an ulp of it), then c * (float)A
- *   in float; likewise sin. The rotation in float, as torch's
- *   q * cos + rotate_half(q) * sin: a' = float(a c) - float(b s),
- *   b' = float(b c) + float(a s), each operation rounded to float. Opt-in: its
- *   angles are off by up to half a float ulp of p f_k, ~3e-2 rad at p = 2^20.
+ *   in float; likewise sin. Opt-in: its angles are off by up to half a float
+ *   ulp of p f_k, ~3e-2 rad at p = 2^20.
  */
 typedef enum posenc_rope_precision {
     POSENC_ROPE_PRECISION_DOUBLE = 0,

@@ -7,11 +7,8 @@
 #include <math.h>
 
 #include "checked.h"
+#include "rope_rotate.h"
 #include "trig.h"
-
-enum {
-    TILE = 1024 /* floats of cos (and of sin) computed at once: 8 KB of stack */
-};
 
 static double inv_freq_at(const void *ctx, size_t i)
 {
@@ -112,27 +109,6 @@ int posenc_rope_cache(float *cos_out, float *sin_out, size_t out_len, size_t len
     return POSENC_OK;
 }
 
-/* Rotates the pairs k0 <= k < k0 + n_freq of one head vector by one tile row. */
-static void rotate(float *v, size_t half, size_t k0, size_t n_freq, int layout, const float *c,
-                   const float *s, int precision)
-{
-    size_t step = layout == POSENC_ROPE_INTERLEAVED ? 2 : 1;
-    size_t second = layout == POSENC_ROPE_INTERLEAVED ? 1 : half;
-    float *a = v + k0 * step, *b = a + second;
-    for (size_t k = 0; k < n_freq; k++, a += step, b += step) {
-        if (precision == POSENC_ROPE_PRECISION_FLOAT32) {
-            /* torch: q * cos + rotate_half(q) * sin, every operation in float */
-            float ac = *a * c[k], bs = *b * s[k], bc = *b * c[k], as = *a * s[k];
-            *a = ac - bs;
-            *b = bc + as;
-        } else {
-            double x = *a, y = *b;
-            *a = (float)(x * c[k] - y * s[k]);
-            *b = (float)(y * c[k] + x * s[k]);
-        }
-    }
-}
-
 int posenc_rope_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t heads, size_t head_dim,
                       size_t rotary_dim, int layout, const double *inv_freq, double attention_factor,
                       int32_t offset, const int32_t *positions, size_t positions_len, int precision)
@@ -156,29 +132,32 @@ int posenc_rope_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t h
     if (x_len < need)
         return POSENC_ERR_BUFFER_TOO_SMALL;
 
-    /* positions per (batch, row): each batch its own tiles; otherwise shared */
+    /* positions per (batch, row): each batch its own rows; otherwise shared */
     int per_batch = positions && positions_len == batch_rows && batch > 1;
     size_t groups = per_batch ? batch : 1, copies = per_batch ? 1 : batch;
-    float tile_cos[TILE], tile_sin[TILE];
-    for (size_t k0 = 0; k0 < half; k0 += TILE) {
-        size_t n_freq = half - k0 < TILE ? half - k0 : TILE;
-        size_t tile_rows = TILE / n_freq;
-        for (size_t g = 0; g < groups; g++)
-            for (size_t s0 = 0; s0 < seq; s0 += tile_rows) {
-                size_t n_rows = seq - s0 < tile_rows ? seq - s0 : tile_rows;
-                cs_block blk = { tile_cos, tile_sin, n_freq, n_rows, n_freq,
-                                 positions ? 0 : (int32_t)(offset + (int64_t)s0),
-                                 positions ? positions + g * seq + s0 : NULL, inv_freq + k0,
-                                 attention_factor };
-                fill_block(&blk, precision);
-                for (size_t c = 0; c < copies; c++) {
-                    float *rows = x + ((g + c) * seq + s0) * row_len;
-                    for (size_t r = 0; r < n_rows; r++)
-                        for (size_t h = 0; h < heads; h++)
-                            rotate(rows + r * row_len + h * head_dim, half, k0, n_freq, layout,
-                                   tile_cos + r * n_freq, tile_sin + r * n_freq, precision);
+    /* contiguous double-precision rows step the recurrence; the others are evaluated per row */
+    int streamed = !positions && precision == POSENC_ROPE_PRECISION_DOUBLE;
+    float row_cos[TRIG_BLOCK], row_sin[TRIG_BLOCK];
+    trig_stream stream;
+    for (size_t k0 = 0; k0 < half; k0 += TRIG_BLOCK) {
+        size_t n = half - k0 < TRIG_BLOCK ? half - k0 : TRIG_BLOCK;
+        for (size_t g = 0; g < groups; g++) {
+            if (streamed)
+                trig_stream_start(&stream, inv_freq + k0, n, (double)offset);
+            for (size_t r = 0; r < seq; r++) {
+                if (streamed) {
+                    trig_stream_row(&stream, row_cos, row_sin, attention_factor);
+                } else {
+                    cs_block one = { row_cos, row_sin, n, 1, n, positions ? 0 : (int32_t)(offset + (int64_t)r),
+                                     positions ? positions + g * seq + r : NULL, inv_freq + k0,
+                                     attention_factor };
+                    fill_block(&one, precision);
                 }
+                for (size_t c = 0; c < copies; c++)
+                    rope_rotate_row(x + ((g + c) * seq + r) * row_len, heads, head_dim, half, k0, n, layout,
+                                    row_cos, row_sin);
             }
+        }
     }
     return POSENC_OK;
 }

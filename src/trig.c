@@ -6,9 +6,7 @@
 #include "simd.h"
 
 enum {
-    TRIG_BLOCK = 128,        /* frequencies whose state lives on the stack      */
-    TRIG_ANCHOR_ROWS = 1024, /* rows between fresh libm anchors                 */
-    TRIG_TILE_ROWS = 8       /* rows stepped while a frequency pair stays in registers */
+    TRIG_TILE_ROWS = 8 /* rows stepped while a frequency pair stays in registers */
 };
 
 /* The recurrence state of one column block: the current sin/cos and the step. */
@@ -104,16 +102,28 @@ static void tile_contiguous(const trig_target *t, trig_state *st, size_t r0, siz
     tile_generic(t, st, r0, nr, k);
 }
 
+static void anchor(double *s, double *c, const double *w, size_t n, double p)
+{
+    for (size_t k = 0; k < n; k++) {
+        s[k] = sin(p * w[k]);
+        c[k] = cos(p * w[k]);
+    }
+}
+
+static void steps(double *step_c, double *step_s, const double *w, size_t n, int direction)
+{
+    for (size_t k = 0; k < n; k++) {
+        step_c[k] = cos(w[k]);
+        step_s[k] = direction * sin(w[k]);
+    }
+}
+
 /* Rows at explicit positions: no recurrence, one libm evaluation per value. */
 static void fill_positions(const trig_target *t, trig_state *st, const double *w,
                            const trig_rows *rows)
 {
     for (size_t r = 0; r < rows->count; r++) {
-        double p = (double)rows->positions[r];
-        for (size_t k = 0; k < st->n; k++) {
-            st->s[k] = sin(p * w[k]);
-            st->c[k] = cos(p * w[k]);
-        }
+        anchor(st->s, st->c, w, st->n, (double)rows->positions[r]);
         tile_generic(t, st, r, 1, 0);
     }
 }
@@ -123,16 +133,9 @@ static void fill_run(const trig_target *t, trig_state *st, const double *w, cons
     int fast_interleaved = t->n_batch == 1 && !t->accumulate && t->amplitude == 1.0 &&
                            t->col_stride == 2 && t->cos_out == t->sin_out + 1;
     int fast_contiguous = t->n_batch == 1 && !t->accumulate && t->col_stride == 1;
-    for (size_t k = 0; k < st->n; k++) {
-        st->step_c[k] = cos(w[k]);
-        st->step_s[k] = rows->step * sin(w[k]);
-    }
+    steps(st->step_c, st->step_s, w, st->n, rows->step);
     for (size_t a0 = 0; a0 < rows->count; a0 += TRIG_ANCHOR_ROWS) {
-        double p = rows->first + (double)rows->step * (double)a0;
-        for (size_t k = 0; k < st->n; k++) {
-            st->s[k] = sin(p * w[k]);
-            st->c[k] = cos(p * w[k]);
-        }
+        anchor(st->s, st->c, w, st->n, rows->first + (double)rows->step * (double)a0);
         size_t a_end = a0 + TRIG_ANCHOR_ROWS < rows->count ? a0 + TRIG_ANCHOR_ROWS : rows->count;
         for (size_t r0 = a0; r0 < a_end; r0 += TRIG_TILE_ROWS) {
             size_t nr = a_end - r0 < TRIG_TILE_ROWS ? a_end - r0 : TRIG_TILE_ROWS;
@@ -163,4 +166,36 @@ void trig_fill(const trig_target *t, trig_freq_fn freq, const void *freq_ctx, si
             fill_run(t, &st, w, rows);
         }
     }
+}
+
+void trig_stream_start(trig_stream *ts, const double *w, size_t n, double first)
+{
+    for (size_t k = 0; k < n; k++)
+        ts->w[k] = w[k];
+    ts->n = n;
+    ts->first = first;
+    ts->row = 0;
+    steps(ts->step_c, ts->step_s, w, n, 1);
+}
+
+void trig_stream_row(trig_stream *ts, float *cos_out, float *sin_out, double amplitude)
+{
+    if (ts->row % TRIG_ANCHOR_ROWS == 0)
+        anchor(ts->s, ts->c, ts->w, ts->n, ts->first + (double)ts->row);
+    size_t k = 0;
+    f64x2 amp = f64x2_splat(amplitude);
+    for (; k + 2 <= ts->n; k += 2) {
+        f64x2 s = f64x2_load(ts->s + k), c = f64x2_load(ts->c + k);
+        f64x2 cw = f64x2_load(ts->step_c + k), sw = f64x2_load(ts->step_s + k);
+        store_pair_f32(cos_out + k, f64x2_mul(amp, c));
+        store_pair_f32(sin_out + k, f64x2_mul(amp, s));
+        ROTATE_PAIR(s, c, cw, sw);
+        f64x2_store(ts->s + k, s), f64x2_store(ts->c + k, c);
+    }
+    for (; k < ts->n; k++) {
+        cos_out[k] = (float)(amplitude * ts->c[k]);
+        sin_out[k] = (float)(amplitude * ts->s[k]);
+        rotate(&ts->s[k], &ts->c[k], ts->step_c[k], ts->step_s[k]);
+    }
+    ts->row++;
 }

@@ -45,4 +45,27 @@ typedef struct trig_rows {
 void trig_fill(const trig_target *t, trig_freq_fn freq, const void *freq_ctx, size_t n_freq,
                size_t n_cos, const trig_rows *rows);
 
+enum {
+    TRIG_BLOCK = 128,       /* frequencies whose recurrence state lives on the stack */
+    TRIG_ANCHOR_ROWS = 1024 /* rows between fresh libm anchors                       */
+};
+
+/*
+ * The same recurrence one row at a time, for consumers that use each row at
+ * once (RoPE's rotation). Rows come out bit-identical to trig_fill's rows of a
+ * contiguous run starting at the same first position.
+ */
+typedef struct trig_stream {
+    double w[TRIG_BLOCK], s[TRIG_BLOCK], c[TRIG_BLOCK], step_c[TRIG_BLOCK], step_s[TRIG_BLOCK];
+    size_t n;     /* frequencies, <= TRIG_BLOCK  */
+    double first; /* position of row 0          */
+    size_t row;   /* rows emitted so far         */
+} trig_stream;
+
+/* Starts at position `first` with frequencies w[0..n), n <= TRIG_BLOCK. */
+void trig_stream_start(trig_stream *ts, const double *w, size_t n, double first);
+
+/* Writes the current row, cos_out[k] = amplitude cos(p w_k) and sin_out[k] likewise, then steps. */
+void trig_stream_row(trig_stream *ts, float *cos_out, float *sin_out, double amplitude);
+
 #endif
