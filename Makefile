@@ -27,7 +27,7 @@ JS_DIST := dist/posenc.mjs dist/posenc.cjs dist/posenc.d.ts dist/posenc.d.cts
 
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: all deps tools wasm js native test test-c test-js demo clean help
+.PHONY: all deps tools wasm js native test test-c test-js bench demo clean help
 .DEFAULT_GOAL := all
 
 all: deps wasm js native
@@ -112,6 +112,17 @@ test-c: build/native/test_posenc build/asan/test_posenc
 
 test-js: deps wasm js
 	NODE_OPTIONS=--experimental-vm-modules npx jest
+
+# ---------------------------------------------------------------- bench
+# The limit probes: loops that only store, or only read and write, the bytes.
+build/bench/probes.wasm: bench/probes.c Makefile
+	@mkdir -p $(@D)
+	$(EMCC) $(CSTD) -O3 -msimd128 --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH \
+	  -sMAXIMUM_MEMORY=4GB -sMALLOC=emmalloc \
+	  -sEXPORTED_FUNCTIONS=_probe_store,_probe_read_write,_malloc,_free $< -o $@
+
+bench: deps wasm js build/bench/probes.wasm
+	$(NODE) bench/run.mjs
 
 # ---------------------------------------------------------------- demo
 demo: deps wasm js

@@ -36,8 +36,6 @@ static inline void store_pair_f32(float *out, f64x2 v)
 
 typedef v128_t f32x4;
 
-static inline f64x2 f64x2_make(double a, double b) { return wasm_f64x2_make(a, b); }
-static inline f64x2 f64x2_swap(f64x2 v) { return wasm_i64x2_shuffle(v, v, 1, 0); }
 static inline f32x4 f32x4_load(const float *p) { return wasm_v128_load(p); }
 static inline void f32x4_store(float *p, f32x4 v) { wasm_v128_store(p, v); }
 static inline f32x4 f32x4_make(float a, float b, float c, float d) { return wasm_f32x4_make(a, b, c, d); }
@@ -46,17 +44,6 @@ static inline f32x4 f32x4_sub(f32x4 a, f32x4 b) { return wasm_f32x4_sub(a, b); }
 static inline f32x4 f32x4_mul(f32x4 a, f32x4 b) { return wasm_f32x4_mul(a, b); }
 /* { v1, v0, v3, v2 } */
 static inline f32x4 f32x4_swap_pairs(f32x4 v) { return wasm_i32x4_shuffle(v, v, 1, 0, 3, 2); }
-/* (double) { v0, v1 } and (double) { v2, v3 } */
-static inline f64x2 f32x4_promote_low(f32x4 v) { return wasm_f64x2_promote_low_f32x4(v); }
-static inline f64x2 f32x4_promote_high(f32x4 v)
-{
-    return wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(v, v, 2, 3, 2, 3));
-}
-/* (float) { lo0, lo1, hi0, hi1 } */
-static inline f32x4 f64x2_demote2(f64x2 lo, f64x2 hi)
-{
-    return wasm_i32x4_shuffle(wasm_f32x4_demote_f64x2_zero(lo), wasm_f32x4_demote_f64x2_zero(hi), 0, 1, 4, 5);
-}
 
 #else
 
@@ -82,8 +69,6 @@ static inline void store_pair_f32(float *out, f64x2 v)
 
 typedef struct f32x4 { float lane[4]; } f32x4;
 
-static inline f64x2 f64x2_make(double a, double b) { return (f64x2){ { a, b } }; }
-static inline f64x2 f64x2_swap(f64x2 v) { return (f64x2){ { v.lane[1], v.lane[0] } }; }
 static inline f32x4 f32x4_load(const float *p) { return (f32x4){ { p[0], p[1], p[2], p[3] } }; }
 static inline void f32x4_store(float *p, f32x4 v)
 {
@@ -101,12 +86,6 @@ F32X4_OP(f32x4_sub, -)
 F32X4_OP(f32x4_mul, *)
 #undef F32X4_OP
 static inline f32x4 f32x4_swap_pairs(f32x4 v) { return (f32x4){ { v.lane[1], v.lane[0], v.lane[3], v.lane[2] } }; }
-static inline f64x2 f32x4_promote_low(f32x4 v) { return (f64x2){ { v.lane[0], v.lane[1] } }; }
-static inline f64x2 f32x4_promote_high(f32x4 v) { return (f64x2){ { v.lane[2], v.lane[3] } }; }
-static inline f32x4 f64x2_demote2(f64x2 lo, f64x2 hi)
-{
-    return (f32x4){ { (float)lo.lane[0], (float)lo.lane[1], (float)hi.lane[0], (float)hi.lane[1] } };
-}
 
 #endif
 #endif

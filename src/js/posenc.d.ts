@@ -1,7 +1,20 @@
 // Type declarations for posenc. Layouts, formulas and errors: README.md.
 
+// URL, Response and WebAssembly are globals of the DOM lib or @types/node, not of plain
+// ES libs: read off globalThis (never when absent), so these declarations type-check
+// under any `lib` setting without skipLibCheck.
+type GlobalInstance<K extends string> = typeof globalThis extends { [key in K]: { prototype: infer T } } ? T : never;
+type WasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer T } } } ? T : never;
+
 /** Where init() loads the wasm from; by default the bytes inlined in the package. */
-export type WasmSource = string | URL | Response | Promise<Response> | ArrayBuffer | ArrayBufferView | WebAssembly.Module;
+export type WasmSource =
+  | string
+  | GlobalInstance<'URL'>
+  | GlobalInstance<'Response'>
+  | Promise<GlobalInstance<'Response'>>
+  | ArrayBuffer
+  | ArrayBufferView
+  | WasmModule;
 
 /** Loads the WebAssembly module; await once before any compute call (idempotent). */
 export function init(options?: { wasm?: WasmSource }): Promise<void>;
