@@ -64,20 +64,43 @@ $(EXPORTS): include/posenc.h | build
 	@sed -n 's/^POSENC_API[^(]*[ *]\(posenc_[a-z0-9_]*\)(.*/_\1/p' $< | tr '\n' ',' > $@
 	@printf '_malloc,_free' >> $@
 
-EMFLAGS := -O3 -msimd128 --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH -sMAXIMUM_MEMORY=4GB \
-           -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB -sERROR_ON_UNDEFINED_SYMBOLS=1 -sMALLOC=emmalloc
+# Two builds, chosen at init() by feature detection: WASM SIMD, and a baseline
+# for engines without it (bit-identical results, see src/simd.h). The hot
+# kernels are compiled for speed, everything else for size: the wasm ships
+# inline in the JS.
+KERNELS   := src/trig.c src/rope_rotate.c src/rope_apply.c src/sinusoidal.c
+EMLINK    := -Oz --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH -sMAXIMUM_MEMORY=4GB \
+             -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB -sERROR_ON_UNDEFINED_SYMBOLS=1 -sMALLOC=emmalloc
+WASM_BASE := dist/posenc-baseline.wasm
+SIMD_OBJS := $(SRCS:src/%.c=build/wasm-simd/%.o)
+BASE_OBJS := $(SRCS:src/%.c=build/wasm-base/%.o)
 
-$(WASM): $(SRCS) $(HDRS) $(EXPORTS) Makefile | dist
-	$(EMCC) $(CSTD) $(EMFLAGS) -sEXPORTED_FUNCTIONS=$$(cat $(EXPORTS)) $(SRCS) -o $@
+build/wasm-simd/%.o: src/%.c $(HDRS) Makefile
+	@mkdir -p $(@D)
+	$(EMCC) $(CSTD) $(if $(filter $(KERNELS),$<),-O3,-Oz) -msimd128 -c $< -o $@
+
+build/wasm-base/%.o: src/%.c $(HDRS) Makefile
+	@mkdir -p $(@D)
+	$(EMCC) $(CSTD) $(if $(filter $(KERNELS),$<),-O3,-Oz) -c $< -o $@
+
+$(WASM): $(SIMD_OBJS) $(EXPORTS) | dist
+	$(EMCC) $(EMLINK) -msimd128 -sEXPORTED_FUNCTIONS=$$(cat $(EXPORTS)) $(SIMD_OBJS) -o $@
 	@echo "posenc: $@ is $$(wc -c < $@) bytes ($$(gzip -9c $@ | wc -c) gzipped)"
 
-wasm: $(WASM)
+$(WASM_BASE): $(BASE_OBJS) $(EXPORTS) | dist
+	$(EMCC) $(EMLINK) -sEXPORTED_FUNCTIONS=$$(cat $(EXPORTS)) $(BASE_OBJS) -o $@
+	@echo "posenc: $@ is $$(wc -c < $@) bytes ($$(gzip -9c $@ | wc -c) gzipped)"
+
+wasm: $(WASM) $(WASM_BASE)
 
 # The wasm travels inside the JS (base64), so no bundler ever has to find a file.
 build/wasm-inline.js: $(WASM) tools/embed-wasm.mjs | build
 	$(NODE) tools/embed-wasm.mjs $< $@
 
-$(JS_DIST): $(JS_SRCS) build/wasm-inline.js $(NODE_STAMP) tools/bundle.mjs | dist
+build/wasm-baseline-inline.js: $(WASM_BASE) tools/embed-wasm.mjs | build
+	$(NODE) tools/embed-wasm.mjs $< $@
+
+$(JS_DIST): $(JS_SRCS) build/wasm-inline.js build/wasm-baseline-inline.js $(NODE_STAMP) tools/bundle.mjs | dist
 	$(NODE) tools/bundle.mjs
 
 js: $(JS_DIST)

@@ -1,19 +1,31 @@
 // bundle.mjs: builds the package entry points from src/js with esbuild:
-// dist/posenc.mjs (ESM) and dist/posenc.cjs (CommonJS), each one file with
-// the wasm inline, plus the TypeScript declarations for both.
+// dist/posenc.mjs (ESM, minified) with the SIMD wasm inline and the baseline
+// build split into a chunk loaded only on engines without SIMD;
+// dist/posenc.cjs (CommonJS, one file); the TypeScript declarations for both.
 import { build } from 'esbuild';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, rmSync } from 'node:fs';
 
 const common = {
-  entryPoints: ['src/js/index.js'],
+  entryPoints: { posenc: 'src/js/index.js' },
   bundle: true,
   platform: 'neutral',
   target: 'es2020',
   legalComments: 'none',
   logLevel: 'warning',
+  minify: true,
 };
 
-await build({ ...common, format: 'esm', outfile: 'dist/posenc.mjs' });
+// stale chunks of earlier builds would otherwise ship in the package
+for (const f of readdirSync('dist')) if (/^posenc-chunk-.*\.mjs$/.test(f)) rmSync(`dist/${f}`);
+
+await build({
+  ...common,
+  format: 'esm',
+  splitting: true,
+  outdir: 'dist',
+  outExtension: { '.js': '.mjs' },
+  chunkNames: 'posenc-chunk-[hash]',
+});
 await build({ ...common, format: 'cjs', outfile: 'dist/posenc.cjs' });
 copyFileSync('src/js/posenc.d.ts', 'dist/posenc.d.ts');
 copyFileSync('src/js/posenc.d.ts', 'dist/posenc.d.cts');

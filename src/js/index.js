@@ -1,5 +1,5 @@
 // posenc: positional encodings for transformers, exact to float32, in WebAssembly.
-export { init, isReady } from './wasm.js';
+export { init, isReady, simdSupported, wasmBuild } from './wasm.js';
 export { allocate, memoryStats, WasmArray } from './heap.js';
 export { sinusoidal, sinusoidalFrequencies, addSinusoidal, LAYOUTS } from './sinusoidal.js';
 export { relativePositions } from './relative.js';

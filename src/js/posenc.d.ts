@@ -17,7 +17,15 @@ export type WasmSource =
   | WasmModule;
 
 /** Loads the WebAssembly module; await once before any compute call (idempotent). */
-export function init(options?: { wasm?: WasmSource }): Promise<void>;
+export function init(options?: {
+  wasm?: WasmSource;
+  /** false forces the baseline (non-SIMD) build of the inline wasm; results are bit-identical */
+  simd?: boolean;
+}): Promise<void>;
+/** True when this engine runs WASM SIMD. */
+export function simdSupported(): boolean;
+/** Which wasm init() loaded: the inline 'simd' or 'baseline' build, or 'custom' (options.wasm); null before. */
+export function wasmBuild(): 'simd' | 'baseline' | 'custom' | null;
 /** True once init() has resolved. */
 export function isReady(): boolean;
 

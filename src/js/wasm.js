@@ -1,6 +1,8 @@
 // wasm.js: instantiates posenc's WebAssembly module and owns the one instance.
 // The module is a standalone wasm (no Emscripten glue, see DESIGN.md); its only
 // import is the memory-growth notice, after which `_initialize` must run.
+// Two builds ship inline: WASM SIMD (this file) and a baseline for engines
+// without SIMD, loaded only when needed. Both give bit-identical results.
 import { wasmBase64 } from '../../build/wasm-inline.js';
 
 let instance = null; // { exports, memory } once init() has resolved
@@ -22,8 +24,33 @@ const imports = {
 
 const tag = (x) => Object.prototype.toString.call(x);
 
-async function instantiate(source) {
-  if (source === undefined) source = decodeBase64(wasmBase64);
+// The smallest module that uses a SIMD instruction: () -> v128 { i32x4.splat(0) }.
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 8, 1, 6, 0, 65, 0, 253, 17, 11,
+]);
+
+/** True when this engine runs WASM SIMD (feature detection, no instantiation). */
+export function simdSupported() {
+  return WebAssembly.validate(SIMD_PROBE);
+}
+
+let build = null; // 'simd', 'baseline' or 'custom' once loaded
+
+async function inlineBytes(simd) {
+  if (simd && simdSupported()) return { bytes: decodeBase64(wasmBase64), which: 'simd' };
+  const baseline = await import('../../build/wasm-baseline-inline.js');
+  return { bytes: decodeBase64(baseline.wasmBase64), which: 'baseline' };
+}
+
+async function instantiate(source, simd) {
+  let which = 'custom';
+  if (source === undefined) ({ bytes: source, which } = await inlineBytes(simd));
+  const inst = await instantiateFrom(source);
+  build = which;
+  return inst;
+}
+
+async function instantiateFrom(source) {
   if (typeof source === 'string' || tag(source) === '[object URL]') source = fetch(source);
   if (tag(source) === '[object Promise]' || tag(source) === '[object Response]') {
     const response = await source;
@@ -47,16 +74,21 @@ async function instantiate(source) {
 /**
  * Loads the WebAssembly module. Call once and await it before any compute
  * function; later calls return at once (idempotent).
- * @param {{ wasm?: string | URL | Response | BufferSource | WebAssembly.Module }} [options]
- *   where to load the module from; by default the bytes inlined in this file.
+ * @param {{ wasm?: string | URL | Response | BufferSource | WebAssembly.Module, simd?: boolean }} [options]
+ *   wasm: where to load the module from; by default the bytes inlined in the
+ *   package, the SIMD build where the engine supports it. simd: false forces
+ *   the baseline build of the inline bytes (results are bit-identical).
  */
 export async function init(options = {}) {
-  if (instance) return;
   if (options === null || typeof options !== 'object') {
     throw new TypeError(`posenc.init: options must be an object, got ${options === null ? 'null' : typeof options}`);
   }
+  if (options.simd !== undefined && typeof options.simd !== 'boolean') {
+    throw new TypeError(`posenc.init: simd must be true or false, got ${typeof options.simd}`);
+  }
+  if (instance) return;
   if (!pending) {
-    pending = instantiate(options.wasm).then(
+    pending = instantiate(options.wasm, options.simd !== false).then(
       (inst) => {
         inst.exports._initialize();
         instance = { exports: inst.exports, memory: inst.exports.memory };
@@ -68,6 +100,11 @@ export async function init(options = {}) {
     );
   }
   return pending;
+}
+
+/** Which wasm init() loaded: 'simd', 'baseline' (the inline builds) or 'custom' (options.wasm); null before. */
+export function wasmBuild() {
+  return instance ? build : null;
 }
 
 /** True once init() has resolved. */

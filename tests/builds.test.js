@@ -1,0 +1,103 @@
+// The two wasm builds, WASM SIMD (dist/posenc.wasm) and baseline
+// (dist/posenc-baseline.wasm), give bit-identical results: each is
+// instantiated raw and every kernel path is run on both with the same input.
+import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { posenc } from './helpers.js';
+
+async function load(file) {
+  const bytes = readFileSync(new URL(`../dist/${file}`, import.meta.url));
+  const { instance } = await WebAssembly.instantiate(bytes, { env: { emscripten_notify_memory_growth() {} } });
+  instance.exports._initialize();
+  return instance.exports;
+}
+
+let simd;
+let base;
+beforeAll(async () => {
+  simd = await load('posenc.wasm');
+  base = await load('posenc-baseline.wasm');
+});
+
+// Runs call(exports, ptr) on a buffer holding `input` (or zeros) and returns its bytes after.
+function run(e, bytes, call, input) {
+  const ptr = e.malloc(bytes);
+  const view = new Uint8Array(e.memory.buffer, ptr, bytes);
+  if (input) view.set(new Uint8Array(input.buffer, input.byteOffset, bytes));
+  else view.fill(0);
+  const status = call(e, ptr);
+  const out = new Uint8Array(e.memory.buffer, ptr, bytes).slice();
+  e.free(ptr);
+  expect(status).toBe(0);
+  return out;
+}
+
+function same(bytes, call, input) {
+  expect(run(simd, bytes, call, input)).toEqual(run(base, bytes, call, input));
+}
+
+test('the SIMD build uses v128 instructions, the baseline none (binaryen wasm-dis, installed with emcc)', () => {
+  const simdOps = (file) => {
+    const text = execFileSync('wasm-dis', [fileURLToPath(new URL(`../dist/${file}`, import.meta.url))], { maxBuffer: 64 << 20 }).toString();
+    return (text.match(/\b(v128|f64x2|f32x4)\./g) || []).length;
+  };
+  expect(simdOps('posenc.wasm')).toBeGreaterThan(50);
+  expect(simdOps('posenc-baseline.wasm')).toBe(0);
+});
+
+test.each([0, 1, 2, 3])('sinusoidal layout %i: identical tables, odd widths and long positions', (layout) => {
+  for (const [L, d, offset] of [[37, 64, 0], [19, 129, 1000003], [70, 7, 2 ** 20], [5, 1030, 2 ** 24]]) {
+    if (layout === 3 && d < 4) continue;
+    same(L * d * 4, (e, p) => e.posenc_sinusoidal(p, L * d, L, d, 0, offset, layout));
+  }
+});
+
+test('addSinusoidal, both orders', () => {
+  const x = Float32Array.from({ length: 3 * 9 * 33 }, (_, i) => Math.sin(i));
+  for (const order of [0, 1]) {
+    same(x.byteLength, (e, p) => e.posenc_add_sinusoidal(p, x.length, 3, 9, 33, order, 5.5, 0, 12345, 0), x);
+  }
+});
+
+function withFreqs(e, half, call) {
+  const f = e.malloc(half * 8);
+  new Float64Array(e.memory.buffer, f, half).set(Float64Array.from({ length: half }, (_, k) => Math.pow(10000, (-2 * k) / (2 * half))));
+  const status = call(f);
+  e.free(f);
+  return status;
+}
+
+test('ropeCache in both precisions, with an attention factor', () => {
+  const L = 300;
+  const half = 36;
+  for (const precision of [0, 1]) {
+    same(2 * L * half * 4, (e, p) => withFreqs(e, half, (f) => e.posenc_rope_cache(p, p + L * half * 4, L * half, L, 777, 0, 2 * half, f, 1.25, precision)));
+  }
+});
+
+test('applyRope, both layouts and precisions, partial rotary, odd pair counts', () => {
+  const [batch, seq, heads, headDim] = [2, 40, 3, 22];
+  const x = Float32Array.from({ length: batch * seq * heads * headDim }, (_, i) => Math.cos(i * 0.7) * 3);
+  for (const rotary of [22, 14, 6]) {
+    for (const layout of [0, 1]) {
+      for (const precision of [0, 1]) {
+        same(x.byteLength, (e, p) => withFreqs(e, rotary / 2, (f) => e.posenc_rope_apply(p, x.length, batch, seq, heads, headDim, rotary, layout, f, 1.0, 2 ** 20, 0, 0, precision)), x);
+      }
+    }
+  }
+});
+
+test('Transformer-XL and ALiBi', () => {
+  same(50 * 64 * 4, (e, p) => e.posenc_transformer_xl_embedding(p, 50 * 64, 50, 64, 20));
+  same(5 * 9 * 11 * 4, (e, p) => e.posenc_alibi_bias(p, 5 * 9 * 11, 5, 9, 11, 2, 0, 8));
+});
+
+test("init({ simd: false }) loads the baseline build through the public API, same values", async () => {
+  await posenc.init({ simd: false });
+  expect(posenc.wasmBuild()).toBe('baseline');
+  expect(posenc.simdSupported()).toBe(true); // Node 20 runs SIMD: the baseline was forced
+  const t = posenc.sinusoidal({ length: 33, dModel: 48, offset: 99 });
+  const raw = run(simd, t.byteLength, (e, p) => e.posenc_sinusoidal(p, t.length, 33, 48, 0, 99, 0));
+  expect(new Uint8Array(t.buffer)).toEqual(raw);
+});
