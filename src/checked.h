@@ -1,9 +1,11 @@
-/* checked.h: size arithmetic that reports overflow instead of wrapping.
+/* checked.h: size arithmetic that reports overflow instead of wrapping, and
+ * the aliasing check of routines that cannot run in place.
  * wasm32 has a 32-bit size_t, so length * d_model overflows at 4 G elements. */
 #ifndef POSENC_CHECKED_H
 #define POSENC_CHECKED_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* *out = a * b; returns 1 on overflow (and leaves *out unspecified). */
 static inline int checked_mul(size_t a, size_t b, size_t *out)
@@ -16,6 +18,13 @@ static inline int checked_mul3(size_t a, size_t b, size_t c, size_t *out)
 {
     size_t ab;
     return __builtin_mul_overflow(a, b, &ab) || __builtin_mul_overflow(ab, c, out);
+}
+
+/* Whether two runs of n floats share memory (compared as addresses). */
+static inline int floats_overlap(const float *a, const float *b, size_t n)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b, bytes = n * sizeof(float);
+    return n > 0 && x < y + bytes && y < x + bytes;
 }
 
 #endif

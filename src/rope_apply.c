@@ -1,7 +1,4 @@
-/*
- * rope_apply.c: RoPE cos/sin caches, the rotation of q/k in place, and the
- * half <-> interleaved permutation of projection weights (posenc.h).
- */
+/* rope_apply.c: RoPE cos/sin caches and the rotation of q/k in place (posenc.h). */
 #include "posenc.h"
 
 #include <math.h>
@@ -24,13 +21,6 @@ static int check_freqs(const double *inv_freq, size_t half, double attention_fac
         if (!isfinite(inv_freq[k]))
             return POSENC_ERR_INVALID_ARGUMENT;
     return POSENC_OK;
-}
-
-/* Whether two runs of n floats share memory (compared as addresses). */
-static int overlap(const float *a, const float *b, size_t n)
-{
-    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b, bytes = n * sizeof(float);
-    return n > 0 && x < y + bytes && y < x + bytes;
 }
 
 static int check_offset(size_t rows, int32_t offset)
@@ -102,7 +92,7 @@ int posenc_rope_cache(float *cos_out, float *sin_out, size_t out_len, size_t len
         return POSENC_ERR_SIZE_OVERFLOW;
     if (out_len < need)
         return POSENC_ERR_BUFFER_TOO_SMALL;
-    if (overlap(cos_out, sin_out, need))
+    if (floats_overlap(cos_out, sin_out, need))
         return POSENC_ERR_INVALID_ARGUMENT; /* overlapping outputs */
     cs_block b = { cos_out, sin_out, half, length, half, offset, positions, inv_freq, attention_factor };
     fill_block(&b, precision);
@@ -159,38 +149,5 @@ int posenc_rope_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t h
             }
         }
     }
-    return POSENC_OK;
-}
-
-int posenc_rope_permute_weights(float *out, size_t out_len, const float *w, size_t w_len, size_t heads,
-                                size_t head_dim, size_t rotary_dim, size_t in_features, int from, int to)
-{
-    size_t rows, need;
-    if (!out || !w)
-        return POSENC_ERR_NULL_POINTER;
-    if (heads == 0 || in_features == 0 || rotary_dim < 2 || rotary_dim % 2 || rotary_dim > head_dim ||
-        (from != POSENC_ROPE_HALF && from != POSENC_ROPE_INTERLEAVED) ||
-        (to != POSENC_ROPE_HALF && to != POSENC_ROPE_INTERLEAVED))
-        return POSENC_ERR_INVALID_ARGUMENT;
-    if (checked_mul(heads, head_dim, &rows) || checked_mul(rows, in_features, &need))
-        return POSENC_ERR_SIZE_OVERFLOW;
-    if (w_len < need || out_len < need)
-        return POSENC_ERR_BUFFER_TOO_SMALL;
-    if (overlap(out, w, need))
-        return POSENC_ERR_INVALID_ARGUMENT; /* a permutation cannot run in place */
-
-    size_t half = rotary_dim / 2;
-    for (size_t h = 0; h < heads; h++)
-        for (size_t j = 0; j < head_dim; j++) {
-            /* the source row of destination row j of this head */
-            size_t src = j;
-            if (j < rotary_dim && from != to)
-                src = to == POSENC_ROPE_HALF ? 2 * (j % half) + j / half  /* j = t*half + i <- 2i + t */
-                                             : (j % 2) * half + j / 2;    /* j = 2i + t <- t*half + i */
-            const float *from_row = w + (h * head_dim + src) * in_features;
-            float *to_row = out + (h * head_dim + j) * in_features;
-            for (size_t i = 0; i < in_features; i++)
-                to_row[i] = from_row[i];
-        }
     return POSENC_OK;
 }
