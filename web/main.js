@@ -1,0 +1,69 @@
+// main.js: boots the page: loads posenc (the package's ESM entry, its wasm
+// inline), mounts every view found in the page, keeps the URL in step with
+// the controls and redraws what changed at most once per animation frame.
+import * as posenc from './dist/posenc.mjs';
+import { readState, queryOf } from './state.js';
+import { theme, onThemeChange } from './theme.js';
+import { mountView } from './mount.js';
+import table from './views/table.js';
+import curves from './views/curves.js';
+import notebook from './views/notebook.js';
+import relative from './views/relative.js';
+import similarity from './views/similarity.js';
+import t5 from './views/t5.js';
+import deberta from './views/deberta.js';
+import rope from './views/rope.js';
+import alibi from './views/alibi.js';
+
+const ALL_VIEWS = [table, curves, notebook, relative, t5, deberta, similarity, rope, alibi];
+
+const status = document.getElementById('status');
+
+// A view whose posenc functions have not shipped yet stays hidden, its nav link too.
+const available = (view) => (view.needs ?? []).every((name) => typeof posenc[name] === 'function');
+
+async function boot() {
+  const t0 = performance.now();
+  await posenc.init();
+  const loadMs = performance.now() - t0;
+  const views = ALL_VIEWS.filter(available);
+  for (const a of document.querySelectorAll('nav a[data-needs]')) a.hidden = !(a.dataset.needs.split(',').every((n) => typeof posenc[n] === 'function'));
+  const state = readState(views, location.search);
+  const dirty = new Set();
+  let frame = 0;
+
+  const writeURL = () => history.replaceState(null, '', `${location.pathname}${queryOf(views, state)}${location.hash}`);
+  const drawDirty = () => {
+    frame = 0;
+    const t = theme();
+    for (const m of dirty) m.measure(); // all reads, then all writes: one layout
+    for (const m of dirty) m.draw(t);
+    dirty.clear();
+  };
+  const request = (m) => {
+    dirty.add(m);
+    if (!frame) frame = requestAnimationFrame(drawDirty);
+  };
+
+  const mounted = [];
+  for (const view of views) {
+    const el = document.querySelector(`[data-view="${view.id}"]`);
+    if (!el) continue;
+    el.hidden = false;
+    mounted.push(mountView(el, view, state[view.id], posenc, { request, changed: writeURL }));
+  }
+  onThemeChange(() => mounted.forEach(request));
+  // The first picture is drawn now, not a frame later, so the page never shows empty canvases.
+  const t1 = performance.now();
+  const t = theme();
+  for (const m of mounted) m.measure();
+  for (const m of mounted) m.draw(t);
+  dirty.clear();
+  status.textContent = `Computed by posenc's WebAssembly: loaded in ${loadMs.toFixed(0)} ms, every view drawn in ${(performance.now() - t1).toFixed(0)} ms.`;
+  document.documentElement.dataset.ready = 'true';
+}
+
+boot().catch((error) => {
+  status.textContent = `posenc could not start: ${error.message}`;
+  document.documentElement.dataset.ready = 'error';
+});
