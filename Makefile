@@ -27,7 +27,7 @@ JS_DIST := dist/posenc.mjs dist/posenc.cjs dist/posenc.d.ts dist/posenc.d.cts
 
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: all deps tools wasm js native test test-c test-js bench demo clean help
+.PHONY: all deps tools wasm js native install uninstall test test-c test-js bench demo clean help
 .DEFAULT_GOAL := all
 
 all: deps wasm js native
@@ -36,6 +36,7 @@ help:
 	@echo "make demo   build and serve the demo on http://127.0.0.1:$(PORT)"
 	@echo "make test   build and run every test (C native + sanitized, Jest, browser)"
 	@echo "make wasm | js | native | clean"
+	@echo "make install PREFIX=...   the C header, static library and posenc.pc"
 
 # ---------------------------------------------------------------- dependencies
 # apt_install(command, package): install a Debian package when the command is missing.
@@ -54,6 +55,7 @@ deps: tools $(NODE_STAMP)
 tools:
 	$(call apt_install,$(EMCC),emscripten)
 	$(call apt_install,chromium,chromium)
+	$(call apt_install,pkg-config,pkgconf)
 
 $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -124,6 +126,20 @@ build/asan/test_posenc: $(TESTS_C) $(SRCS) $(HDRS) tests/c/check.h
 	$(CC) $(CSTD) -O1 -g $(SAN) -Itests/c $(TESTS_C) $(SRCS) -lm -o $@
 
 native: build/native/libposenc.a
+
+# C consumers: the header, the static library and a pkg-config file, so that
+# `cc app.c $$(pkg-config --cflags --libs posenc)` builds against the install.
+PREFIX  ?= /usr/local
+VERSION := $(shell sed -n 's/^  "version": "\([^"]*\)".*/\1/p' package.json)
+
+install: build/native/libposenc.a
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 include/posenc.h $(DESTDIR)$(PREFIX)/include/posenc.h
+	install -m 644 build/native/libposenc.a $(DESTDIR)$(PREFIX)/lib/libposenc.a
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' tools/posenc.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/posenc.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/include/posenc.h $(DESTDIR)$(PREFIX)/lib/libposenc.a $(DESTDIR)$(PREFIX)/lib/pkgconfig/posenc.pc
 
 # ---------------------------------------------------------------- tests
 test: deps wasm js native build/native/test_posenc build/asan/test_posenc

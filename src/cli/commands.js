@@ -1,0 +1,172 @@
+// commands.js: the CLI's subcommands. Each names the API function it calls,
+// its flags (the function's option names in kebab-case: dModel is --d-model),
+// and how the result becomes one tensor { data, shape, dtype }. The library
+// validates every value, so its error messages are the CLI's.
+import { readFileSync } from 'node:fs';
+
+/** A flag: the option it sets, how its text is read, and its help line. */
+const flag = (option, kind, help) => ({ option, kind, help });
+
+const QUERY_KEY = {
+  'query-length': flag('queryLength', 'number', 'query rows (required)'),
+  'key-length': flag('keyLength', 'number', 'key columns (default: query-length)'),
+};
+
+const ROPE = {
+  'rotary-dim': flag('rotaryDim', 'number', 'rotated features, even (required unless --config)'),
+  base: flag('base', 'number', 'rope_theta (default 10000)'),
+  scaling: flag('scaling', 'json', `Hugging Face rope_scaling in camelCase, as JSON, e.g. '{"type":"linear","factor":2}'`),
+  config: flag(null, 'file', "a Hugging Face config.json: rotary dim, base and scaling from it (ropeFromConfig); flags override"),
+  'layer-type': flag(null, 'string', "the layer type of a per-layer-type config (e.g. Gemma 3's 'sliding_attention')"),
+};
+
+// Reads --config into the RoPE options (ropeFromConfig), explicit flags winning.
+function ropeOptions(posenc, o, extra) {
+  const { config, layerType, ...rest } = o;
+  let fromConfig = {};
+  if (config !== undefined) {
+    const text = readFileSync(config, 'utf8');
+    let parsed;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      throw new UsageError(`--config ${config} is not valid JSON: ${error.message}`);
+    }
+    fromConfig = posenc.ropeFromConfig(parsed, layerType === undefined ? {} : { layerType });
+  } else if (layerType !== undefined) {
+    throw new UsageError('--layer-type needs --config');
+  }
+  return { ...fromConfig, ...rest, ...extra };
+}
+
+/** A mistake in the command line itself (not in a value the library checks). */
+export class UsageError extends Error {}
+
+/** name -> { summary, calls, flags, run(posenc, options) -> { data, shape, dtype } } */
+export const COMMANDS = {
+  sinusoidal: {
+    summary: 'the sinusoidal table [length][d-model] (Vaswani et al. 2017)',
+    calls: 'sinusoidal',
+    flags: {
+      length: flag('length', 'number', 'rows (positions) (required)'),
+      'd-model': flag('dModel', 'number', 'columns (features) (required)'),
+      base: flag('base', 'number', 'frequency base (default 10000)'),
+      offset: flag('offset', 'number', 'position of row 0 (default 0)'),
+      layout: flag('layout', 'string', "'interleaved' (default), 'concatenated', 'tensor2tensor' or 'fairseq'"),
+    },
+    run: (posenc, o) => ({ data: posenc.sinusoidal(o), shape: [o.length, o.dModel], dtype: 'float32' }),
+  },
+  frequencies: {
+    summary: 'the angular frequencies w_i of a sinusoidal layout (float64)',
+    calls: 'sinusoidalFrequencies',
+    flags: {
+      'd-model': flag('dModel', 'number', 'columns (features) (required)'),
+      base: flag('base', 'number', 'frequency base (default 10000)'),
+      layout: flag('layout', 'string', "'interleaved' (default), 'concatenated', 'tensor2tensor' or 'fairseq'"),
+    },
+    run: (posenc, o) => {
+      const data = posenc.sinusoidalFrequencies(o);
+      return { data, shape: [data.length], dtype: 'float64' };
+    },
+  },
+  relative: {
+    summary: 'relative positions j - i + shift [query-length][key-length] (int32)',
+    calls: 'relativePositions',
+    flags: { ...QUERY_KEY, shift: flag('shift', 'number', 'added to every entry (default 0)') },
+    run: (posenc, o) => ({
+      data: posenc.relativePositions(o), shape: [o.queryLength, o.keyLength ?? o.queryLength], dtype: 'int32',
+    }),
+  },
+  'rope-frequencies': {
+    summary: 'RoPE inverse frequencies [rotary-dim / 2] (float64; the attention factor is folded into rope-cache)',
+    calls: 'ropeFrequencies',
+    flags: ROPE,
+    run: (posenc, o) => {
+      const { invFreq } = posenc.ropeFrequencies(ropeOptions(posenc, o));
+      return { data: invFreq, shape: [invFreq.length], dtype: 'float64' };
+    },
+  },
+  'rope-cache': {
+    summary: 'RoPE cos and sin caches stacked [2][length][rotary-dim / 2]: index 0 is cos, 1 is sin',
+    calls: 'ropeCache',
+    flags: {
+      length: flag('length', 'number', 'rows (positions) (required)'),
+      offset: flag('offset', 'number', 'position of row 0 (default 0)'),
+      ...ROPE,
+      precision: flag('precision', 'string', "'float64' angles (default) or 'float32' (the float32 recipe)"),
+    },
+    run: (posenc, o) => {
+      const options = ropeOptions(posenc, o);
+      const { cos, sin } = posenc.ropeCache(options);
+      const data = new Float32Array(cos.length * 2);
+      data.set(cos);
+      data.set(sin, cos.length);
+      return { data, shape: [2, options.length, options.rotaryDim / 2], dtype: 'float32' };
+    },
+  },
+  'alibi-slopes': {
+    summary: 'ALiBi slopes, one per head [heads] (float64)',
+    calls: 'alibiSlopes',
+    flags: {
+      heads: flag('heads', 'number', 'attention heads (required)'),
+      'max-bias': flag('maxBias', 'number', 'default 8'),
+    },
+    run: (posenc, { heads, ...o }) => {
+      const data = posenc.alibiSlopes(heads, o);
+      return { data, shape: [data.length], dtype: 'float64' };
+    },
+  },
+  alibi: {
+    summary: 'the ALiBi bias [heads][query-length][key-length] (causal: -inf above the diagonal)',
+    calls: 'alibiBias',
+    flags: {
+      heads: flag('heads', 'number', 'attention heads (required)'),
+      ...QUERY_KEY,
+      causal: flag('causal', 'bool', 'true (default) or false (--no-causal): -m|i - j|'),
+      'query-offset': flag('queryOffset', 'number', 'position of query row 0 (default 0)'),
+      'max-bias': flag('maxBias', 'number', 'default 8'),
+    },
+    run: (posenc, o) => ({
+      data: posenc.alibiBias(o), shape: [o.heads, o.queryLength, o.keyLength ?? o.queryLength], dtype: 'float32',
+    }),
+  },
+  't5-buckets': {
+    summary: "T5's relative position buckets [query-length][key-length] (int32)",
+    calls: 't5Buckets',
+    flags: {
+      ...QUERY_KEY,
+      bidirectional: flag('bidirectional', 'bool', 'true (default, the encoder) or false (--no-bidirectional, the decoder)'),
+      'num-buckets': flag('numBuckets', 'number', 'default 32'),
+      'max-distance': flag('maxDistance', 'number', 'default 128'),
+      'query-offset': flag('queryOffset', 'number', 'position of query row 0 (default 0)'),
+    },
+    run: (posenc, o) => ({
+      data: posenc.t5Buckets(o), shape: [o.queryLength, o.keyLength ?? o.queryLength], dtype: 'int32',
+    }),
+  },
+  'deberta-buckets': {
+    summary: "DeBERTa-v2's log buckets of query - key [query-length][key-length] (int32)",
+    calls: 'debertaBuckets',
+    flags: {
+      ...QUERY_KEY,
+      'bucket-size': flag('bucketSize', 'number', 'default 256'),
+      'max-position': flag('maxPosition', 'number', 'default 512'),
+    },
+    run: (posenc, o) => ({
+      data: posenc.debertaBuckets(o), shape: [o.queryLength, o.keyLength ?? o.queryLength], dtype: 'int32',
+    }),
+  },
+  'transformer-xl': {
+    summary: "Transformer-XL's relative sinusoid [key-length][d-model], positions descending",
+    calls: 'transformerXLEmbedding',
+    flags: {
+      'key-length': flag('keyLength', 'number', 'rows (required)'),
+      'd-model': flag('dModel', 'number', 'columns, even (required)'),
+      'clamp-length': flag('clampLength', 'number', 'clamp positions above it (default 0: none)'),
+    },
+    run: (posenc, o) => ({ data: posenc.transformerXLEmbedding(o), shape: [o.keyLength, o.dModel], dtype: 'float32' }),
+  },
+};
+
+/** The option name of a flag that sets none in the API (--config -> config). */
+export const optionOf = (name, spec) => spec.option ?? name.replace(/-([a-z])/g, (_, c) => c.toUpperCase());

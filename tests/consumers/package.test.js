@@ -1,0 +1,80 @@
+// package.json hygiene and the packed tarball: what `npm install posenc`
+// gives a user, checked on the tarball `npm pack` writes.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PACKAGE, ROOT, packed } from './scratch.js';
+
+const pkg = PACKAGE;
+
+describe('package.json', () => {
+  test('is an ES module package with no side effects, MIT, versioned, for Node >= 18', () => {
+    expect(pkg.name).toBe('posenc');
+    expect(pkg.type).toBe('module');
+    expect(pkg.sideEffects).toBe(false);
+    expect(pkg.license).toBe('MIT');
+    expect(pkg.version).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/MIT License/);
+    expect(readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8')).toContain(`## [${pkg.version}]`);
+  });
+
+  test('has no runtime dependencies and no install scripts', () => {
+    for (const key of ['dependencies', 'peerDependencies', 'optionalDependencies', 'bundleDependencies', 'bundledDependencies']) {
+      expect(pkg[key] ?? {}).toEqual({});
+    }
+    for (const script of ['preinstall', 'install', 'postinstall', 'prepare', 'prepack', 'postpack', 'prepublish']) {
+      expect(pkg.scripts?.[script]).toBeUndefined();
+    }
+    expect(pkg.gypfile).toBeUndefined();
+  });
+
+  test("every exports condition lists 'types' first, then resolves to a shipped file", () => {
+    const conditions = pkg.exports['.'];
+    expect(Object.keys(conditions)).toEqual(['import', 'require', 'default']);
+    for (const [name, target] of Object.entries(conditions)) {
+      expect([name, Object.keys(target)]).toEqual([name, ['types', 'default']]);
+    }
+    expect(conditions.import.default).toBe('./dist/posenc.mjs');
+    expect(conditions.require).toEqual({ types: './dist/posenc.d.cts', default: './dist/posenc.cjs' });
+    // the legacy fields agree with the map (for tools that predate exports)
+    expect([pkg.main, pkg.module, pkg.types]).toEqual(['./dist/posenc.cjs', './dist/posenc.mjs', './dist/posenc.d.ts']);
+  });
+
+  test('has a CLI (bin) whose file is in the files whitelist and starts with a node shebang', () => {
+    expect(pkg.bin).toEqual({ posenc: 'bin/posenc.js' });
+    expect(pkg.files).toContain('bin/posenc.js');
+    expect(pkg.files).toContain('src/cli/*.js');
+    expect(readFileSync(join(ROOT, 'bin/posenc.js'), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
+  });
+});
+
+describe('the tarball (npm pack)', () => {
+  test('holds the entry points, types, CLI, wasm, C header and sources, docs: nothing else', () => {
+    const { files } = packed();
+    const needed = [
+      'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md',
+      'dist/posenc.mjs', 'dist/posenc.cjs', 'dist/posenc.d.ts', 'dist/posenc.d.cts', 'dist/posenc.wasm',
+      'bin/posenc.js', 'src/cli/main.js', 'src/cli/commands.js', 'src/cli/formats.js', 'src/cli/torch.js',
+      'include/posenc.h',
+    ];
+    for (const file of needed) expect(files).toContain(file);
+    // the C sources ship for C users who vendor from npm; nothing else may come along
+    const allowed = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/posenc[\w-]*\.(mjs|cjs|d\.ts|d\.cts|wasm)|bin\/posenc\.js|src\/cli\/\w+\.js|include\/posenc\.h|src\/\w+\.[ch])$/;
+    expect(files.filter((f) => !allowed.test(f))).toEqual([]);
+  });
+
+  test('every file the package.json points at is in the tarball', () => {
+    const { files } = packed();
+    const targets = [pkg.main, pkg.module, pkg.types, ...Object.values(pkg.bin)];
+    for (const entry of Object.values(pkg.exports)) {
+      if (typeof entry === 'string') targets.push(entry);
+      else for (const c of Object.values(entry)) targets.push(...Object.values(c));
+    }
+    for (const t of targets) expect(files).toContain(t.replace(/^\.\//, ''));
+  });
+
+  test('is small', () => {
+    const { bytes } = packed();
+    console.log(`posenc tarball: ${bytes} bytes (${packed().files.length} files)`);
+    expect(bytes).toBeLessThan(400 * 1024);
+  });
+});

@@ -1,0 +1,163 @@
+// TypeScript consumers: in the scratch project, `tsc --noEmit` type-checks a
+// file that uses every export, under moduleResolution node16 (ESM and
+// CommonJS), bundler, and without the DOM lib; a file of wrong calls must fail
+// on every line; the ESM file compiled by tsc runs. tsc is the repository's.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BIN, NOTEBOOK, ROOT, maxDiff, mustRun, run, workspace, writeFiles } from './scratch.js';
+
+const TSC = join(BIN, 'tsc');
+let dir;
+
+// Every function of the issue's API contract, used the way the README shows,
+// with the result types a user would write down (exports added later are
+// checked by name in the last test).
+const USE_ALL = `import {
+  init, isReady, simdSupported, wasmBuild, allocate, memoryStats, WasmArray,
+  sinusoidal, sinusoidalFrequencies, addSinusoidal, LAYOUTS, relativePositions,
+  ropeFrequencies, ropeFromConfig, ropeCache, applyRope, ropePermuteWeights, ROPE_TYPES, ROPE_LAYOUTS,
+  alibiSlopes, alibiBias, t5Buckets, t5Bias, debertaBuckets, transformerXLEmbedding,
+} from 'posenc';
+import type { RopeScaling, SinusoidalLayout, WasmSource, RopeLayout, RopeType } from 'posenc';
+
+const source: WasmSource | undefined = undefined;
+await init(source === undefined ? {} : { wasm: source });
+const ready: boolean = isReady();
+const simd: boolean = simdSupported();
+const which: 'simd' | 'baseline' | 'custom' | null = wasmBuild();
+
+const pe: Float32Array = sinusoidal({ length: 10, dModel: 6 });
+const layout: SinusoidalLayout = LAYOUTS[1] ?? 'interleaved';
+const w: Float64Array = sinusoidalFrequencies({ dModel: 6, layout });
+const x: Float32Array = addSinusoidal(new Float32Array(2 * 6), { dModel: 6, scale: Math.sqrt(6) });
+const rel: Int32Array = relativePositions({ queryLength: 2, keyLength: 3, shift: 1 });
+
+const heap: WasmArray<'float32'> = allocate('float32', 60);
+const filled: WasmArray<'float32'> = sinusoidal({ length: 10, dModel: 6, out: heap });
+const view: Float32Array = filled.array;
+const stats: { allocatedBytes: number; liveArrays: number } = memoryStats();
+heap.free();
+
+const scaling: RopeScaling = { type: 'llama3', factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositionEmbeddings: 8192 };
+const type: RopeType = ROPE_TYPES[0] ?? 'default';
+const pairs: RopeLayout = ROPE_LAYOUTS[0] ?? 'half';
+const { invFreq, attentionFactor } = ropeFrequencies({ rotaryDim: 8, base: 500000, scaling });
+const fromConfig = ropeFromConfig({ hidden_size: 64, num_attention_heads: 4, rope_theta: 10000 });
+const { cos, sin }: { cos: Float32Array; sin: Float32Array } = ropeCache({ ...fromConfig, length: 4 });
+const q: Float32Array = applyRope(new Float32Array(2 * 16), { heads: 1, headDim: 16, offset: 5, layout: pairs });
+const perm: Float32Array = ropePermuteWeights(new Float32Array(16 * 3), { heads: 1, headDim: 16, from: 'interleaved', to: 'half' });
+
+const slopes: Float64Array = alibiSlopes(8, { maxBias: 8 });
+const bias: Float32Array = alibiBias({ heads: 2, queryLength: 3, keyLength: 5, queryOffset: 2 });
+const buckets: Int32Array = t5Buckets({ queryLength: 3, bidirectional: false });
+const t5: Float32Array = t5Bias({ heads: 2, queryLength: 3, weights: new Float32Array(32 * 2) });
+const deberta: Int32Array = debertaBuckets({ queryLength: 3, bucketSize: 256, maxPosition: 512 });
+const xl: Float32Array = transformerXLEmbedding({ keyLength: 3, dModel: 4 });
+
+console.log(JSON.stringify({
+  ready, simd: typeof simd, which: typeof which, pe: Array.from(pe), w: w.length, x: x.length, rel: Array.from(rel),
+  view: view.length, stats: typeof stats.allocatedBytes, type, invFreq: invFreq.length, attentionFactor,
+  cos: cos.length, sin: sin.length, q: q.length, perm: perm.length, slopes: slopes.length, bias: bias.length,
+  buckets: buckets.length, t5: t5.length, deberta: deberta.length, xl: xl.length,
+}));
+`;
+
+// CommonJS: import = require() resolves the "require" condition (posenc.d.cts).
+const USE_CJS = `import posenc = require('posenc');
+posenc.init().then(() => {
+  const pe: Float32Array = posenc.sinusoidal({ length: 10, dModel: 6 });
+  const cache: { cos: Float32Array; sin: Float32Array } = posenc.ropeCache({ rotaryDim: 8, length: 3 });
+  console.log(pe.length, cache.cos.length);
+});
+`;
+
+// Each line below holds one mistake tsc must report (line numbers are checked).
+const WRONG = [
+  "import { sinusoidal, applyRope, alibiBias, ropeCache, relativePositions, init } from 'posenc';",
+  'sinusoidal({ length: 10, dmodel: 6 });',
+  "sinusoidal({ length: '10', dModel: 6 });",
+  'applyRope(new Float64Array(8), { heads: 1, headDim: 8 });',
+  'alibiBias({ heads: 2 });',
+  'const table: Int32Array = sinusoidal({ length: 1, dModel: 2 });',
+  "ropeCache({ rotaryDim: 8, length: 4, scaling: { type: 'llama3', factor: 8 } });",
+  "relativePositions({ queryLength: 3, out: new Float32Array(9) });",
+  "sinusoidal({ length: 4, dModel: 4, layout: 'sideways' });",
+  "init({ wasmUrl: '/posenc.wasm' });",
+  '',
+].join('\n');
+
+const config = (compilerOptions, files) => `${JSON.stringify({ compilerOptions: { strict: true, noEmit: true, skipLibCheck: false, types: [], target: 'es2022', ...compilerOptions }, files }, null, 2)}\n`;
+
+beforeAll(() => {
+  dir = workspace('typescript');
+  writeFiles(dir, {
+    'esm.mts': USE_ALL,
+    'cjs.cts': USE_CJS,
+    'bundler.ts': USE_ALL,
+    'wrong.mts': WRONG,
+    // the strictest settings a library's users turn on
+    'tsconfig.node16.json': config(
+      { module: 'node16', moduleResolution: 'node16', lib: ['es2022', 'dom'], exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true },
+      ['esm.mts', 'cjs.cts'],
+    ),
+    'tsconfig.bundler.json': config({ module: 'esnext', moduleResolution: 'bundler', lib: ['es2022', 'dom', 'dom.iterable'] }, ['bundler.ts']),
+    // a Node project without the DOM lib or @types/node: the declarations must not need either
+    'tsconfig.nodom.json': config({ module: 'node16', moduleResolution: 'node16', lib: ['es2022'] }, ['cjs.cts']),
+    'tsconfig.webworker.json': config({ module: 'esnext', moduleResolution: 'bundler', lib: ['es2022', 'webworker'] }, ['bundler.ts']),
+    'tsconfig.wrong.json': config({ module: 'node16', moduleResolution: 'node16', lib: ['es2022', 'dom'] }, ['wrong.mts']),
+    'tsconfig.emit.json': config({ module: 'node16', moduleResolution: 'node16', lib: ['es2022', 'dom'], noEmit: false, outDir: 'out' }, ['esm.mts']),
+  });
+});
+
+const tsc = (project) => run(process.execPath, [TSC, '-p', project, '--pretty', 'false'], { cwd: dir });
+
+test.each([
+  ['moduleResolution node16 (ESM .mts and CommonJS .cts, exactOptionalPropertyTypes)', 'node16'],
+  ['moduleResolution bundler', 'bundler'],
+  ['moduleResolution bundler in a Web Worker (lib webworker, no DOM)', 'webworker'],
+])('the API type-checks: %s', (_, name) => {
+  const r = tsc(`tsconfig.${name}.json`);
+  expect(r.stdout + r.stderr).toBe('');
+  expect(r.status).toBe(0);
+});
+
+test('the declarations need neither the DOM lib nor @types/node (lib: es2022 only, skipLibCheck: false)', () => {
+  // console is not in lib es2022: cjs.cts may fail only there, never inside posenc's declarations
+  const r = tsc('tsconfig.nodom.json');
+  const errors = (r.stdout + r.stderr).split('\n').filter(Boolean);
+  expect(errors.filter((e) => !/^cjs\.cts\(\d+,\d+\): error TS2584: Cannot find name 'console'/.test(e))).toEqual([]);
+});
+
+test('a file of wrong calls fails to type-check, with an error on every wrong line', () => {
+  const r = tsc('tsconfig.wrong.json');
+  expect(r.status).not.toBe(0);
+  const lines = new Set([...(r.stdout + r.stderr).matchAll(/^wrong\.mts\((\d+),\d+\): error/gm)].map((m) => Number(m[1])));
+  const wrongLines = WRONG.split('\n').map((_, i) => i + 1).filter((n) => n > 1 && WRONG.split('\n')[n - 1]);
+  expect([...lines].sort((a, b) => a - b)).toEqual(wrongLines);
+  expect(r.stdout).toMatch(/'dmodel' does not exist/);
+});
+
+test('the ESM file compiled by tsc runs and computes the notebook table', () => {
+  const r = tsc('tsconfig.emit.json');
+  expect(r.stdout + r.stderr).toBe('');
+  const out = JSON.parse(mustRun(process.execPath, [join('out', 'esm.mjs')], { cwd: dir }).stdout);
+  expect(out.ready).toBe(true);
+  expect(maxDiff(out.pe, NOTEBOOK.PE)).toBeLessThanOrEqual(0.5e-4);
+  expect(out.rel).toEqual([1, 2, 3, 0, 1, 2]);
+  expect([out.cos, out.sin, out.bias, out.xl]).toEqual([4 * 8, 4 * 8, 2 * 3 * 5, 12]);
+});
+
+test('the declarations and the runtime export the same names; each runtime export type-checks by name', async () => {
+  const dts = readFileSync(join(ROOT, 'dist', 'posenc.d.ts'), 'utf8');
+  const declared = [...dts.matchAll(/^export (?:declare )?(?:function|const|class|let) (\w+)/gm)].map((m) => m[1]);
+  const runtime = Object.keys(await import('../../dist/posenc.mjs')).sort();
+  expect([...new Set(declared)].sort()).toEqual(runtime);
+  expect(readFileSync(join(ROOT, 'dist', 'posenc.d.cts'), 'utf8')).toBe(dts);
+  // importing a name the declarations lack is a compile error (TS2305)
+  writeFiles(dir, {
+    'every-export.mts': `import { ${runtime.join(', ')} } from 'posenc';\nexport const all = [${runtime.join(', ')}];\n`,
+    'tsconfig.every.json': config({ module: 'node16', moduleResolution: 'node16', lib: ['es2022'] }, ['every-export.mts']),
+  });
+  const r = tsc('tsconfig.every.json');
+  expect(r.stdout + r.stderr).toBe('');
+});
