@@ -36,6 +36,7 @@ help:
 	@echo "make demo   build and serve the demo on http://127.0.0.1:$(PORT)"
 	@echo "make test   build and run every test (C native + sanitized, Jest, browser)"
 	@echo "make wasm | js | native | clean"
+	@echo "make fuzz   fuzz every public C routine FUZZ_SECONDS each (default 60), ASan + UBSan"
 	@echo "make install PREFIX=...   the C header, static library and posenc.pc"
 
 # ---------------------------------------------------------------- dependencies
@@ -70,7 +71,7 @@ $(EXPORTS): include/posenc.h | build
 # for engines without it (bit-identical results, see src/simd.h). The hot
 # kernels are compiled for speed, everything else for size: the wasm ships
 # inline in the JS.
-KERNELS   := src/trig.c src/rope_rotate.c src/rope_apply.c src/sinusoidal.c
+KERNELS   := src/trig.c src/rope_rotate.c src/rope_apply.c src/sinusoidal.c src/nn_kernels.c
 EMLINK    := -Oz --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH -sMAXIMUM_MEMORY=4GB \
              -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB -sERROR_ON_UNDEFINED_SYMBOLS=1 -sMALLOC=emmalloc
 WASM_BASE := dist/posenc-baseline.wasm
@@ -142,7 +143,7 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/posenc.h $(DESTDIR)$(PREFIX)/lib/libposenc.a $(DESTDIR)$(PREFIX)/lib/pkgconfig/posenc.pc
 
 # ---------------------------------------------------------------- tests
-test: deps wasm js native build/native/test_posenc build/asan/test_posenc
+test: deps wasm js native build/native/test_posenc build/asan/test_posenc fuzz-build
 	@bash tests/run-all.sh
 
 test-c: build/native/test_posenc build/asan/test_posenc
@@ -151,6 +152,56 @@ test-c: build/native/test_posenc build/asan/test_posenc
 
 test-js: deps wasm js
 	NODE_OPTIONS=--experimental-vm-modules npx jest
+
+# ---------------------------------------------------------------- hardening
+# libFuzzer targets, one per public routine (tests/fuzz/<routine>.c, sharing
+# tests/fuzz/decode.c), run by tests/hardening.sh with valgrind, cppcheck and
+# clang-tidy. `make fuzz` fuzzes each target FUZZ_SECONDS; `make test` briefly.
+CLANG        ?= clang-14
+CLANG_TIDY   ?= clang-tidy
+FUZZ_SECONDS ?= 60
+# seconds per target inside `make test` (tests/run-all.sh reads it)
+export FUZZ_TEST_SECONDS ?= 1
+FUZZ_SAN     := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_SRCS    := $(filter-out tests/fuzz/decode.c,$(wildcard tests/fuzz/*.c))
+FUZZ_TARGETS := $(FUZZ_SRCS:tests/fuzz/%.c=build/fuzz/%)
+FUZZ_OBJS    := $(SRCS:src/%.c=build/fuzz/obj/%.o) build/fuzz/obj/decode.o
+
+# apt_install_file(file, package): apt_install for a package that brings no command.
+define apt_install_file
+	@[ -e "$(1)" ] || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; \
+	  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO=sudo; \
+	  else echo "posenc: '$(1)' is missing: install the Debian package '$(2)' (apt-get install $(2))"; exit 1; fi; \
+	  echo "posenc: installing $(2) (apt-get)"; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(2) >/dev/null; \
+	}
+endef
+
+.PHONY: hardening-tools fuzz-build fuzz
+hardening-tools:
+	$(call apt_install,$(CLANG),clang-14)
+	$(call apt_install_file,$$($(CLANG) -print-runtime-dir)/libclang_rt.fuzzer-$$(uname -m).a,libclang-rt-14-dev)
+	$(call apt_install,valgrind,valgrind)
+	$(call apt_install,cppcheck,cppcheck)
+	$(call apt_install,$(CLANG_TIDY),clang-tidy)
+
+build/fuzz/obj/%.o: src/%.c $(HDRS) | hardening-tools
+	@mkdir -p $(@D)
+	$(CLANG) $(CSTD) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c $< -o $@
+
+build/fuzz/obj/decode.o: tests/fuzz/decode.c tests/fuzz/decode.h include/posenc.h | hardening-tools
+	@mkdir -p $(@D)
+	$(CLANG) $(CSTD) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c $< -o $@
+
+build/fuzz/%: tests/fuzz/%.c tests/fuzz/decode.h $(FUZZ_OBJS)
+	$(CLANG) $(CSTD) $(FUZZ_SAN) -fsanitize=fuzzer -Itests/fuzz $< $(FUZZ_OBJS) -lm -o $@
+
+.SECONDARY: $(FUZZ_OBJS)
+fuzz-build: hardening-tools $(FUZZ_TARGETS)
+
+fuzz: fuzz-build
+	@bash tests/hardening.sh fuzz $(FUZZ_SECONDS)
 
 # ---------------------------------------------------------------- bench
 # The limit probes: loops that only store, or only read and write, the bytes.

@@ -143,5 +143,6 @@ const probes = await loadProbes();
 const tf = await loadTf();
 await tableBench(probes, tf);
 await ropeTasks({ posenc, probes, race, printTable });
+await (await import('./encoder-peers.js')).encoderTasks({ posenc, race });
 startupTimes();
 downloadSize();

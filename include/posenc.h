@@ -250,6 +250,15 @@ typedef struct posenc_rope_scaling {
 } posenc_rope_scaling;
 
 /*
+ * The largest |f_k| and attention factor A the RoPE routines accept. Beyond
+ * them the angle p f_k (a float product in the float32 recipe) or the float
+ * A cos(p f_k) overflows at some int32 position, and caches would hold inf or
+ * NaN. Real models have |f_k| <= 1 and A near 1.
+ */
+#define POSENC_ROPE_FREQUENCY_MAX 18446744073709551616.0 /* 2^64 */
+#define POSENC_ROPE_ATTENTION_MAX 3.4028234663852886e+38 /* FLT_MAX */
+
+/*
  * posenc_rope_frequencies: inv_freq[k] = f_k for k < rotary_dim / 2 (the
  * formulas above) and *attention_factor = A.
  *
@@ -262,7 +271,8 @@ typedef struct posenc_rope_scaling {
  *              0 = none (DYNAMIC then uses M, LONGROPE the short factors)
  *
  * POSENC_ERR_INVALID_ARGUMENT also when the parameters give a non-finite
- * scaled base, frequency or attention factor.
+ * scaled base, or a frequency or attention factor outside the ranges the
+ * cache and apply routines accept (below).
  */
 POSENC_API int posenc_rope_frequencies(double *inv_freq, size_t n, size_t rotary_dim, double base,
                                        const posenc_rope_scaling *s, size_t seq_len,
@@ -302,8 +312,9 @@ typedef enum posenc_rope_precision {
  *                     each; they must not overlap
  *   p_r        positions[r] when positions is not NULL (length entries), else
  *              offset + r (offset + length - 1 <= POSENC_POSITION_MAX)
- *   inv_freq   rotary_dim / 2 finite doubles (from posenc_rope_frequencies)
- *   attention_factor  A, finite, > 0
+ *   inv_freq   rotary_dim / 2 doubles (from posenc_rope_frequencies),
+ *              |f_k| <= POSENC_ROPE_FREQUENCY_MAX
+ *   attention_factor  A, 0 < A <= POSENC_ROPE_ATTENTION_MAX
  *   precision  a posenc_rope_precision
  */
 POSENC_API int posenc_rope_cache(float *cos_out, float *sin_out, size_t out_len, size_t length,
@@ -337,7 +348,7 @@ typedef enum posenc_rope_layout {
  *   x          caller buffer of x_len >= batch * seq * heads * head_dim floats
  *   batch, heads >= 1;  head_dim >= rotary_dim;  rotary_dim even, >= 2
  *   layout     a posenc_rope_layout
- *   inv_freq   rotary_dim / 2 finite doubles;  attention_factor finite, > 0
+ *   inv_freq, attention_factor  as posenc_rope_cache
  *   precision  a posenc_rope_precision
  *
  * cos and sin are computed per block of rows into a fixed stack tile (no
@@ -550,6 +561,259 @@ POSENC_API int posenc_deberta_buckets(int32_t *out, size_t out_len, size_t query
  */
 POSENC_API int posenc_transformer_xl_embedding(float *out, size_t out_len, size_t key_len,
                                                size_t d_model, int32_t clamp_length);
+
+/* ------------------------------------------------------------------------ */
+/* A tiny transformer encoder (Vaswani et al. 2017, "Attention Is All You    */
+/* Need", 3.1-3.5; PyTorch nn.TransformerEncoderLayer)                       */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Building blocks first, then the whole encoder. Activations are row-major
+ * [seq][d_model], one row per token; a row splits into heads as
+ * [h0: head_dim | h1: head_dim | ...] (PyTorch's nn.MultiheadAttention). A
+ * weight is row-major [out_features][in_features] (nn.Linear.weight), so
+ * y = x W^T + b. Products are float32: each dot product sums in a fixed order
+ * (four lanes, then (l0 + l1) + (l2 + l3), then the tail), the same in the
+ * SIMD and scalar builds, so native and wasm results are bit-identical.
+ * Statistics (layer norm, softmax sums, pooling) are taken in double. Against
+ * the same maths in double, a forward pass agrees to ~1e-6 relative (tested
+ * to 1e-5). Non-finite weights propagate; they are not checked.
+ */
+
+/* Activations of the feed-forward block (Hendrycks & Gimpel 2016, GELU). */
+typedef enum posenc_activation {
+    POSENC_ACTIVATION_RELU = 0,     /* max(x, 0): Vaswani, the seed article           */
+    POSENC_ACTIVATION_GELU = 1,     /* x/2 (1 + erf(x / sqrt 2)): torch nn.GELU()     */
+    POSENC_ACTIVATION_GELU_TANH = 2 /* x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))):
+                                       nn.GELU('tanh'), HF gelu_new (GPT-2)           */
+} posenc_activation;
+
+/*
+ * posenc_embed: out[s][k] = table[tokens[s]][k] * scale, [seq][d_model]. The
+ * seed article scales by sqrt(d_model) (Vaswani 3.4).
+ *
+ *   table    [vocab_size][d_model], table_len >= that many floats; must not overlap out
+ *   tokens   seq ids, each in [0, vocab_size)
+ *   scale    finite
+ */
+POSENC_API int posenc_embed(float *out, size_t out_len, const int32_t *tokens, size_t seq,
+                            const float *table, size_t table_len, size_t vocab_size,
+                            size_t d_model, float scale);
+
+/*
+ * posenc_layer_norm (Ba et al. 2016; torch nn.LayerNorm), per row of
+ * [rows][d_model]:
+ *   out[r][k] = (x[r][k] - mean_r) / sqrt(var_r + eps) * gamma[k] + beta[k]
+ * with the biased variance var_r = mean((x - mean_r)^2), mean and variance in
+ * double, one rounding to float.
+ *
+ *   out          out_len >= rows * d_model; out == x (in place) or no overlap
+ *   gamma, beta  d_model floats each, or NULL for 1 and 0
+ *   eps          finite, > 0; 0 selects 1e-5 (torch's default)
+ */
+POSENC_API int posenc_layer_norm(float *out, size_t out_len, const float *x, size_t x_len,
+                                 size_t rows, size_t d_model, const float *gamma,
+                                 const float *beta, double eps);
+
+/*
+ * posenc_linear: out[r][o] = sum_i x[r][i] W[o][i] + bias[o] (nn.Linear),
+ * out [rows][out_features], x [rows][in_features], W [out_features][in_features].
+ *
+ *   bias     out_features floats, or NULL
+ *   out      must not overlap x, W or bias
+ */
+POSENC_API int posenc_linear(float *out, size_t out_len, const float *x, size_t x_len, size_t rows,
+                             size_t in_features, const float *weight, size_t weight_len,
+                             size_t out_features, const float *bias);
+
+/*
+ * posenc_softmax: each row of x [rows][cols], in place, stably:
+ *   x[r][j] = exp(x[r][j] - m_r) / sum_j' exp(x[r][j'] - m_r),  m_r = max_j x[r][j]
+ * Subtracting the maximum keeps every exp in (0, 1]: the seed article's
+ * exp(x) / sum exp(x) overflows to inf / inf = NaN once a score passes ~88.7.
+ * -INFINITY entries (masked scores) get probability 0; a row of only
+ * -INFINITY becomes zeros (nothing to attend to), never NaN.
+ *
+ *   cols     >= 1;  entries NaN or +INFINITY: POSENC_ERR_INVALID_ARGUMENT
+ */
+POSENC_API int posenc_softmax(float *x, size_t x_len, size_t rows, size_t cols);
+
+/*
+ * posenc_attention: scaled dot-product attention of every head (Vaswani 3.2),
+ * on projected q, k, v, each [seq][heads][head_dim]:
+ *
+ *   score[h][i][j] = q[i][h] . k[j][h] / sqrt(head_dim) + bias[h][i][j]
+ *                    (-INFINITY where key_mask[j] == 0, or causal and j > i)
+ *   p[h][i][.]     = softmax(score[h][i][.])          (posenc_softmax's, stable)
+ *   out[i][h]      = sum_j p[h][i][j] v[j][h]          out [seq][heads * head_dim]
+ *
+ * The bias is any additive position bias [heads][seq][seq]: posenc_alibi_bias,
+ * posenc_t5_bias. RoPE is applied to q and k beforehand (posenc_rope_apply).
+ *
+ *   q, k, v    qkv_len >= seq * heads * head_dim floats each
+ *   bias       NULL (bias_len 0) or bias_len >= heads * seq * seq
+ *   key_mask   NULL, or seq int32: 0 masks key j (padding), non-zero keeps it
+ *   causal     1 or 0
+ *   probs      NULL (probs_len 0), or probs_len >= heads * seq * seq: receives p
+ *   work       seq * seq floats when probs is NULL, else unused (may be NULL)
+ *   out, probs and work must not overlap each other or the inputs
+ */
+POSENC_API int posenc_attention(float *out, size_t out_len, const float *q, const float *k,
+                                const float *v, size_t qkv_len, size_t seq, size_t heads,
+                                size_t head_dim, const float *bias, size_t bias_len,
+                                const int32_t *key_mask, int causal, float *probs,
+                                size_t probs_len, float *work, size_t work_len);
+
+/*
+ * posenc_feed_forward: the position-wise block (Vaswani 3.3), per row of x
+ * [rows][d_model]:
+ *   out = act(x W1^T + b1) W2^T + b2
+ * params packs the four tensors, in this order (the block's part of
+ * posenc_encoder_forward's layout):
+ *   [ W1 [d_ff][d_model] | b1 [d_ff] | W2 [d_model][d_ff] | b2 [d_model] ]
+ *
+ *   params_len >= 2 d_ff d_model + d_ff + d_model
+ *   activation a posenc_activation
+ *   work       rows * d_ff floats (the hidden layer)
+ *   out        out == x (in place) or no overlap; work overlaps nothing
+ */
+POSENC_API int posenc_feed_forward(float *out, size_t out_len, const float *x, size_t x_len,
+                                   size_t rows, size_t d_model, size_t d_ff, const float *params,
+                                   size_t params_len, int activation, float *work,
+                                   size_t work_len);
+
+/*
+ * posenc_mean_pool: out[k] = mean of x[s][k] over the rows s with
+ * key_mask[s] != 0 (all rows when key_mask is NULL), in double: the seed
+ * article's sentiment pooling, x.mean(axis=1), padding excluded. No row
+ * kept (or seq = 0): zeros.
+ *
+ *   out      out_len >= d_model; x [seq][d_model]
+ */
+POSENC_API int posenc_mean_pool(float *out, size_t out_len, const float *x, size_t x_len, size_t seq,
+                                size_t d_model, const int32_t *key_mask);
+
+/* Where positions enter the encoder. */
+typedef enum posenc_positional {
+    POSENC_POSITIONAL_NONE = 0,       /* no position information (a bag of tokens)      */
+    POSENC_POSITIONAL_SINUSOIDAL = 1, /* x = E[t] * scale + PE (posenc_add_sinusoidal)  */
+    POSENC_POSITIONAL_ROPE = 2,       /* q, k rotated in every layer (posenc_rope_apply) */
+    POSENC_POSITIONAL_ALIBI = 3,      /* -m_h |i - j| added to scores (posenc_alibi_bias)*/
+    POSENC_POSITIONAL_T5 = 4          /* a learned bucket bias (posenc_t5_bias), shared  */
+                                      /* by every layer as in HF T5                      */
+} posenc_positional;
+
+/* Where the layer norms sit (Xiong et al. 2020, "On Layer Normalization in
+ * the Transformer Architecture"). */
+typedef enum posenc_norm_placement {
+    POSENC_NORM_PRE = 0, /* x + f(LN(x)): the seed article; torch norm_first=True */
+    POSENC_NORM_POST = 1 /* LN(x + f(x)): Vaswani; torch's default               */
+} posenc_norm_placement;
+
+/*
+ * posenc_encoder_config: zero means default.
+ *   vocab_size, d_model, heads, d_ff  >= 1; d_model a multiple of heads
+ *   layers        >= 0
+ *   languages     rows of a language embedding added to every token (the seed
+ *                 article's translation encoder); 0 = none
+ *   positional    a posenc_positional;  norm  a posenc_norm_placement
+ *   activation    a posenc_activation;  final_norm  1: LN after the last layer
+ *                 (torch TransformerEncoder(norm=...), usual with pre-norm)
+ *   embed_scale   finite; 0 = sqrt(d_model)
+ *   norm_eps      finite, > 0; 0 = 1e-5
+ *   SINUSOIDAL    sinusoidal_base (0 = 10000), sinusoidal_layout: as posenc_sinusoidal
+ *   ROPE          rotary_dim (0 = head_dim), rope_layout, rope_precision,
+ *                 rope_inv_freq (rotary_dim / 2 doubles, required: from
+ *                 posenc_rope_frequencies, any scaling type),
+ *                 rope_attention_factor (0 = 1): as posenc_rope_apply
+ *   ALIBI         alibi_max_bias (0 = 8): as posenc_alibi_bias (non-causal
+ *                 -m_h |i - j|, the causal form with causal forward passes)
+ *   T5            t5_num_buckets (0 = 32), t5_max_distance (0 = 128),
+ *                 t5_unidirectional (0: bidirectional, the encoder's): as
+ *                 posenc_t5_bias
+ * Fields of the other schemes are ignored.
+ */
+typedef struct posenc_encoder_config {
+    size_t vocab_size;
+    size_t d_model;
+    size_t heads;
+    size_t d_ff;
+    size_t layers;
+    size_t languages;
+    int positional;
+    int norm;
+    int activation;
+    int final_norm;
+    double embed_scale;
+    double norm_eps;
+    double sinusoidal_base;
+    int sinusoidal_layout;
+    int rope_layout;
+    size_t rotary_dim;
+    int rope_precision;
+    const double *rope_inv_freq;
+    double rope_attention_factor;
+    double alibi_max_bias;
+    size_t t5_num_buckets;
+    size_t t5_max_distance;
+    int t5_unidirectional;
+} posenc_encoder_config;
+
+/*
+ * posenc_encoder_sizes: the floats of the parameter buffer and of the
+ * workspace that posenc_encoder_forward needs for seq tokens (kissfft-style
+ * size query; nothing is allocated). seq <= 2^31.
+ *
+ * Parameters, one flat float buffer in this order (d = d_model; the names are
+ * the JS API's safetensors names, after PyTorch's):
+ *
+ *   embed.weight                         [vocab_size][d]
+ *   language_embed.weight                [languages][d]        (languages > 0)
+ *   relative_attention_bias.weight       [t5_num_buckets][heads] (T5)
+ *   per layer i, layers.{i}.:
+ *     self_attn.q_proj.weight [d][d], self_attn.q_proj.bias [d]
+ *     self_attn.k_proj.weight [d][d], self_attn.k_proj.bias [d]
+ *     self_attn.v_proj.weight [d][d], self_attn.v_proj.bias [d]
+ *     self_attn.out_proj.weight [d][d], self_attn.out_proj.bias [d]
+ *     norm1.weight [d], norm1.bias [d]
+ *     linear1.weight [d_ff][d], linear1.bias [d_ff]
+ *     linear2.weight [d][d_ff], linear2.bias [d]
+ *     norm2.weight [d], norm2.bias [d]
+ *   norm.weight [d], norm.bias [d]                             (final_norm)
+ *
+ * Workspace: 2 seq d + max(3 seq d, seq d_ff) + seq^2 floats, plus
+ * heads seq^2 for ALIBI and T5 (their bias, computed once per pass).
+ */
+POSENC_API int posenc_encoder_sizes(const posenc_encoder_config *config, size_t seq,
+                                    size_t *params_len, size_t *work_len);
+
+/*
+ * posenc_encoder_forward: out [seq][d_model], the encoder's output for tokens:
+ *
+ *   x = E[tokens] * embed_scale (+ PE if SINUSOIDAL) (+ L[language])
+ *   each layer, with MHA = posenc_attention on x W_q^T + b_q, ... (q and k
+ *   rotated if ROPE; the ALiBi or T5 bias added to the scores), output
+ *   projection W_o, and FF = posenc_feed_forward:
+ *     PRE:   x = x + MHA(LN1(x));   x = x + FF(LN2(x))
+ *     POST:  x = LN1(x + MHA(x));   x = LN2(x + FF(x))
+ *   final_norm: x = LN(x)
+ *
+ *   out         out_len >= seq * d_model
+ *   params      params_len >= the size query's (layout above)
+ *   tokens      seq ids in [0, vocab_size)
+ *   key_mask    NULL, or seq int32: 0 marks padding, never attended to
+ *   causal      1: token i attends to keys j <= i only; 0: every key
+ *   language    -1: none; else a row < languages of language_embed
+ *   attention   NULL (attention_len 0), or attention_len >= layers * heads *
+ *               seq^2: receives every layer's probabilities [layer][head][i][j]
+ *   work        work_len >= the size query's
+ *   out, params, attention and work must not overlap.
+ */
+POSENC_API int posenc_encoder_forward(float *out, size_t out_len, const posenc_encoder_config *config,
+                                      const float *params, size_t params_len, const int32_t *tokens,
+                                      size_t seq, const int32_t *key_mask, int causal,
+                                      int32_t language, float *attention, size_t attention_len,
+                                      float *work, size_t work_len);
 
 #ifdef __cplusplus
 }

@@ -63,6 +63,8 @@ int posenc_alibi_bias(float *out, size_t out_len, size_t heads, size_t query_len
         return POSENC_ERR_SIZE_OVERFLOW;
     if (out_len < need)
         return POSENC_ERR_BUFFER_TOO_SMALL;
+    if (need == 0) /* nothing to write: no loop over the (maybe huge) other dimensions */
+        return POSENC_OK;
 
     for (size_t h = 0; h < heads; h++) {
         double m = slope(h, heads, max_bias);

@@ -13,10 +13,15 @@ static inline int checked_mul(size_t a, size_t b, size_t *out)
     return __builtin_mul_overflow(a, b, out);
 }
 
-/* *out = a * b * c; returns 1 on overflow. */
+/* *out = a * b * c; returns 1 on overflow. A zero factor makes the product 0
+ * even when a * b alone would overflow (an empty [heads][0][keys] bias). */
 static inline int checked_mul3(size_t a, size_t b, size_t c, size_t *out)
 {
     size_t ab;
+    if (a == 0 || b == 0 || c == 0) {
+        *out = 0;
+        return 0;
+    }
     return __builtin_mul_overflow(a, b, &ab) || __builtin_mul_overflow(ab, c, out);
 }
 

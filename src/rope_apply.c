@@ -14,11 +14,12 @@ static double inv_freq_at(const void *ctx, size_t i)
 
 static int check_freqs(const double *inv_freq, size_t half, double attention_factor, int precision)
 {
-    if (!isfinite(attention_factor) || !(attention_factor > 0.0) ||
+    /* beyond the maxima the angles or the float caches overflow (posenc.h); NaN fails too */
+    if (!(attention_factor > 0.0 && attention_factor <= POSENC_ROPE_ATTENTION_MAX) ||
         (precision != POSENC_ROPE_PRECISION_DOUBLE && precision != POSENC_ROPE_PRECISION_FLOAT32))
         return POSENC_ERR_INVALID_ARGUMENT;
     for (size_t k = 0; k < half; k++)
-        if (!isfinite(inv_freq[k]))
+        if (!(fabs(inv_freq[k]) <= POSENC_ROPE_FREQUENCY_MAX))
             return POSENC_ERR_INVALID_ARGUMENT;
     return POSENC_OK;
 }
@@ -121,6 +122,8 @@ int posenc_rope_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t h
         return status;
     if (x_len < need)
         return POSENC_ERR_BUFFER_TOO_SMALL;
+    if (need == 0) /* nothing to rotate: no loop over the (maybe huge) batch */
+        return POSENC_OK;
 
     /* positions per (batch, row): each batch its own rows; otherwise shared */
     int per_batch = positions && positions_len == batch_rows && batch > 1;

@@ -231,14 +231,15 @@ int posenc_rope_frequencies(double *inv_freq, size_t n, size_t rotary_dim, doubl
         return POSENC_ERR_NULL_POINTER;
     if ((status = plan_rope(&plan, rotary_dim, base, s, seq_len)))
         return status;
-    if (!finite_positive(plan.attention))
+    /* the ranges posenc_rope_cache and posenc_rope_apply accept (posenc.h) */
+    if (!(plan.attention > 0.0 && plan.attention <= POSENC_ROPE_ATTENTION_MAX))
         return POSENC_ERR_INVALID_ARGUMENT;
     size_t half = rotary_dim / 2;
     if (n < half)
         return POSENC_ERR_BUFFER_TOO_SMALL;
-    /* a pass without writing first, so that a non-finite value writes nothing */
+    /* a pass without writing first, so that an unusable value writes nothing */
     for (size_t k = 0; k < half; k++)
-        if (!isfinite(frequency(&plan, k)))
+        if (!(fabs(frequency(&plan, k)) <= POSENC_ROPE_FREQUENCY_MAX))
             return POSENC_ERR_INVALID_ARGUMENT;
     for (size_t k = 0; k < half; k++)
         inv_freq[k] = frequency(&plan, k);

@@ -44,6 +44,13 @@ static inline f32x4 f32x4_sub(f32x4 a, f32x4 b) { return wasm_f32x4_sub(a, b); }
 static inline f32x4 f32x4_mul(f32x4 a, f32x4 b) { return wasm_f32x4_mul(a, b); }
 /* { v1, v0, v3, v2 } */
 static inline f32x4 f32x4_swap_pairs(f32x4 v) { return wasm_i32x4_shuffle(v, v, 1, 0, 3, 2); }
+static inline f32x4 f32x4_splat(float x) { return wasm_f32x4_splat(x); }
+/* (v0 + v1) + (v2 + v3): the one order of a horizontal sum, in both builds */
+static inline float f32x4_sum(f32x4 v)
+{
+    return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +
+           (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
+}
 
 #else
 
@@ -86,6 +93,8 @@ F32X4_OP(f32x4_sub, -)
 F32X4_OP(f32x4_mul, *)
 #undef F32X4_OP
 static inline f32x4 f32x4_swap_pairs(f32x4 v) { return (f32x4){ { v.lane[1], v.lane[0], v.lane[3], v.lane[2] } }; }
+static inline f32x4 f32x4_splat(float x) { return (f32x4){ { x, x, x, x } }; }
+static inline float f32x4_sum(f32x4 v) { return (v.lane[0] + v.lane[1]) + (v.lane[2] + v.lane[3]); }
 
 #endif
 #endif

@@ -116,6 +116,8 @@ int posenc_sinusoidal(float *out, size_t out_len, size_t length, size_t d_model,
         return POSENC_ERR_SIZE_OVERFLOW;
     if (out_len < need)
         return POSENC_ERR_BUFFER_TOO_SMALL;
+    if (need == 0) /* nothing to write: compute no frequency (d_model may be huge) */
+        return POSENC_OK;
 
     trig_target t = { out, NULL, d_model, 1, 0, 1, 0, 1.0f, 1.0 };
     emit(&plan, &t, length, d_model, offset);
@@ -158,6 +160,8 @@ int posenc_add_sinusoidal(float *x, size_t x_len, size_t batch, size_t seq, size
         return POSENC_ERR_SIZE_OVERFLOW;
     if (x_len < need)
         return POSENC_ERR_BUFFER_TOO_SMALL;
+    if (need == 0)
+        return POSENC_OK;
 
     /* BSD: x[b][s][k]; SBD: x[s][b][k]. Either way one table row per s. */
     trig_target t = { x, NULL, 0, 1, 0, batch, 1, scale, 1.0 };

@@ -33,6 +33,27 @@ run_c() {
 run_c c-native build/native/test_posenc
 run_c c-sanitized build/asan/test_posenc
 
+# Native hardening (tests/hardening.sh): each step prints "<step>: N passed,
+# N failed" last (fuzz: one test per target, FUZZ_TEST_SECONDS each; the
+# checkers: one test each); no such line counts as one failure.
+run_step() {
+  local step=$1 line
+  shift
+  echo "== $step"
+  bash tests/hardening.sh "$step" "$@" > "$results/$step.txt" 2>&1
+  cat "$results/$step.txt"
+  line=$(grep -E "^$step: [0-9]+ passed, [0-9]+ failed$" "$results/$step.txt" | tail -1)
+  if [ -z "$line" ]; then failed=$((failed + 1)); return; fi
+  set -- $line
+  passed=$((passed + $2))
+  failed=$((failed + $4))
+}
+
+run_step fuzz "${FUZZ_TEST_SECONDS:-1}"
+run_step valgrind
+run_step cppcheck
+run_step clang-tidy
+
 echo "== jest"
 rm -f "$results/jest.json"
 NODE_OPTIONS=--experimental-vm-modules npx jest --json --outputFile="$results/jest.json" "$@"

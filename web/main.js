@@ -14,8 +14,9 @@ import t5 from './views/t5.js';
 import deberta from './views/deberta.js';
 import rope from './views/rope.js';
 import alibi from './views/alibi.js';
+import encoder from './views/encoder.js';
 
-const ALL_VIEWS = [table, curves, notebook, relative, t5, deberta, similarity, rope, alibi];
+const ALL_VIEWS = [table, curves, notebook, relative, t5, deberta, similarity, rope, alibi, encoder];
 
 const status = document.getElementById('status');
 

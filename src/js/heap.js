@@ -3,7 +3,7 @@
 // Rule that keeps views fresh: a view of wasm memory is derived right before it
 // is read or written, never kept across a call that may allocate (and so grow
 // memory, which detaches every earlier view).
-import { wasm } from './wasm.js';
+import { isReady, wasm } from './wasm.js';
 
 const CONSTRUCTORS = { float32: Float32Array, int32: Int32Array, float64: Float64Array };
 const live = new Map(); // pointer -> WasmArray, the allocations handed out
@@ -29,7 +29,7 @@ export class WasmArray {
 
   /** The current typed-array view of the memory (throws once freed). */
   get array() {
-    if (this.#ptr === 0) throw new Error('posenc.WasmArray: used after free()');
+    this.#check('WasmArray.array');
     const { memory } = wasm('WasmArray.array');
     if (this.#view === null || this.#view.buffer !== memory.buffer) {
       this.#view = new CONSTRUCTORS[this.type](memory.buffer, this.#ptr, this.length);
@@ -44,18 +44,54 @@ export class WasmArray {
 
   /** @internal the byte address, checked for use after free */
   pointer(fn) {
-    if (this.#ptr === 0) throw new Error(`posenc.${fn}: a WasmArray was used after free()`);
+    this.#check(fn);
     return this.#ptr;
   }
 
   /** Returns the memory to posenc's heap. A second free() throws. */
   free() {
     if (this.#ptr === 0) throw new Error('posenc.WasmArray.free: already freed');
+    this.#check('WasmArray.free');
     live.delete(this.#ptr);
     release('WasmArray.free', this.#ptr);
     this.#ptr = 0;
     this.#view = null;
   }
+
+  // Only arrays that allocate() handed out and that are not freed reach memory:
+  // a WasmArray built by hand (`new WasmArray(16, ...)`) would otherwise let
+  // posenc write, or free(), at any address of its heap.
+  #check(fn) {
+    if (this.#ptr === 0) throw new Error(`posenc.${fn}: a WasmArray was used after free()`);
+    if (live.get(this.#ptr) !== this) throw new TypeError(`posenc.${fn}: a WasmArray not made by posenc.allocate()`);
+  }
+
+  /** @internal 'live', 'freed', or 'foreign' (built by hand, or Object.create(WasmArray.prototype)) */
+  static state(x) {
+    if (x === null || typeof x !== 'object' || !(#ptr in x)) return 'foreign';
+    if (x.#ptr === 0) return 'freed';
+    return live.get(x.#ptr) === x ? 'live' : 'foreign';
+  }
+}
+
+/**
+ * @internal Why a caller array cannot be read or written in place, or null: a
+ * WasmArray that was freed, or that allocate() did not make; a typed array
+ * that views wasm memory outside every live WasmArray (a view of a freed one).
+ * Returns [error class, what it is].
+ */
+export function arrayProblem(array) {
+  if (array instanceof WasmArray) {
+    const state = WasmArray.state(array);
+    if (state === 'foreign') return [TypeError, 'a WasmArray that posenc.allocate() did not make'];
+    return state === 'freed' ? [RangeError, 'a WasmArray used after free()'] : null;
+  }
+  if (!isReady() || !ArrayBuffer.isView(array) || array.buffer !== wasm('check').memory.buffer) return null;
+  const start = array.byteOffset;
+  for (const [ptr, owner] of live) {
+    if (start >= ptr && start + array.byteLength <= ptr + owner.length * CONSTRUCTORS[owner.type].BYTES_PER_ELEMENT) return null;
+  }
+  return [RangeError, 'a view of wasm memory outside any live WasmArray (of a freed one?)'];
 }
 
 /**
@@ -77,8 +113,8 @@ export function allocate(type, length) {
   }
   const ptr = malloc('allocate', length * Ctor.BYTES_PER_ELEMENT);
   const array = new WasmArray(ptr, type, length);
-  array.array.fill(0);
   live.set(ptr, array);
+  array.array.fill(0);
   return array;
 }
 
@@ -122,8 +158,12 @@ export function describe(x) {
   return typeOf(x);
 }
 
-// The address of a caller array that already lives in wasm memory, or 0.
-function inPlaceAddress(fn, array, bytes) {
+/**
+ * @internal The address of a caller array that already lives in wasm memory,
+ * or 0. Functions that allocate before heapCall (and so may grow memory, which
+ * detaches every view of it) take the address first and pass it as `address`.
+ */
+export function inPlaceAddress(fn, array, bytes) {
   if (array instanceof WasmArray) return array.pointer(fn);
   const { memory } = wasm(fn);
   if (array.buffer !== memory.buffer) return 0;
@@ -137,9 +177,11 @@ function inPlaceAddress(fn, array, bytes) {
 
 /**
  * Runs compute(...pointers) with every buffer in wasm memory. Each buffer is
- * { array, type, length, copyIn, copyOut }; arrays that already live in wasm
- * memory are used in place, the others are staged through one allocation that
- * is freed before returning. compute returns a posenc status; a non-zero
+ * { array, type, length, copyIn, copyOut, address? }; arrays that already live
+ * in wasm memory are used in place (at `address` when given), the others are
+ * staged through one allocation that is freed before returning. The staging
+ * allocation may grow memory: in-place arrays are never touched through a view
+ * after it (their data is already where compute wrote it). compute returns a posenc status; a non-zero
  * status means the JS checks missed a case the C rejects, and throws.
  */
 export function heapCall(fn, buffers, compute) {
@@ -148,9 +190,10 @@ export function heapCall(fn, buffers, compute) {
   let staged = 0;
   buffers.forEach((b, i) => {
     const bytes = b.length * CONSTRUCTORS[b.type].BYTES_PER_ELEMENT;
-    pointers[i] = inPlaceAddress(fn, b.array, bytes);
+    pointers[i] = b.address ?? inPlaceAddress(fn, b.array, bytes);
     if (pointers[i] === 0) staged += (bytes + 7) & ~7;
   });
+  const inPlace = pointers.map((p) => p !== 0);
   // Even an empty staged array gets a real (non-NULL) address.
   const block = pointers.includes(0) ? malloc(fn, staged) : 0;
   try {
@@ -168,7 +211,7 @@ export function heapCall(fn, buffers, compute) {
       throw new Error(`posenc.${fn}: internal error ${status} (${readCString(text)})`);
     }
     buffers.forEach((b, i) => {
-      if (!b.copyOut || b.array instanceof WasmArray || b.array.buffer === memory.buffer) return;
+      if (!b.copyOut || inPlace[i]) return;
       b.array.set(new CONSTRUCTORS[b.type](memory.buffer, pointers[i], b.length));
     });
   } finally {

@@ -3,7 +3,7 @@
 // returns the values with defaults filled in. Wrong types raise TypeError, bad
 // values RangeError, and every message names the function, the parameter, what
 // is allowed and what was given.
-import { WasmArray, describe, typeOf, MAX_BYTES } from './heap.js';
+import { WasmArray, arrayProblem, describe, typeOf, MAX_BYTES } from './heap.js';
 
 const fail = (Err, fn, name, allowed, value) =>
   new Err(`posenc.${fn}: ${name} must be ${allowed}, got ${describe(value)}`);
@@ -54,6 +54,19 @@ export const boolean = (extra = {}) => ({
   },
 });
 
+// Whether a typed array's buffer was detached (transferred, or wasm memory that
+// grew). ArrayBuffer.prototype.detached is newer than Node 20: constructing a
+// view of a detached buffer throws.
+function isDetached(v) {
+  if (v.length !== 0) return false;
+  try {
+    new Uint8Array(v.buffer, 0, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 /**
  * A typed array of one element type ('float32', 'int32', 'float64') or a
  * WasmArray of that type. Lengths are checked by the caller with checkLength,
@@ -66,6 +79,15 @@ export const typedArray = (type, extra = {}) => ({
     const tagName = { float32: 'Float32Array', int32: 'Int32Array', float64: 'Float64Array' }[type];
     if (v instanceof WasmArray ? v.type !== type : typeOf(v) !== tagName) {
       throw fail(TypeError, fn, name, `a ${tagName} or a '${type}' WasmArray`, v);
+    }
+    // freed or hand-made WasmArrays, views of freed wasm memory: never used in place
+    const problem = arrayProblem(v);
+    if (problem) throw new problem[0](`posenc.${fn}: ${name} is ${problem[1]}`);
+    // a detached array reads as empty: it would pass for an empty input and hide the caller's bug
+    if (!(v instanceof WasmArray) && isDetached(v)) {
+      throw new RangeError(
+        `posenc.${fn}: ${name}'s buffer is detached (transferred, or a view of wasm memory from before it grew: read WasmArray.array again)`,
+      );
     }
     return v;
   },

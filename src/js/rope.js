@@ -1,7 +1,7 @@
 // rope.js: rotary position embeddings (RoFormer; Hugging Face modeling_rope_utils.py).
 // Formulas, layouts and accuracy: include/posenc.h. This file validates and
 // marshals; every number is computed in C.
-import { WasmArray, describe, heapCall, typeOf } from './heap.js';
+import { WasmArray, describe, heapCall, inPlaceAddress, typeOf } from './heap.js';
 import { wasm } from './wasm.js';
 import {
   INT32_MAX, INT32_MIN, boolean, checkLength, elementCount, integer, number, oneOf, readOptions, typedArray,
@@ -192,7 +192,7 @@ function frequencies(fn, rotaryDim, base, sc, seqLen) {
   if (status !== 0) {
     const params = Object.entries(sc).map(([k, v]) => `${k}: ${ArrayBuffer.isView(v) ? `[${v.join(', ')}]` : describe(v)}`);
     throw new RangeError(
-      `posenc.${fn}: base = ${base} with scaling { ${params.join(', ')} } gives a non-finite frequency or attention factor (an overflowing scaled base, or ln(originalMaxPositionEmbeddings) = 0)`,
+      `posenc.${fn}: base = ${base} with scaling { ${params.join(', ')} } gives a non-finite frequency or attention factor, or one past what RoPE accepts (|frequency| <= 2^64, attention factor <= 3.4e38: beyond, angles or float caches overflow): an overflowing scaled base, a tiny factor, or ln(originalMaxPositionEmbeddings) = 0`,
     );
   }
   return { invFreq, attentionFactor: attention[0] };
@@ -312,16 +312,24 @@ export function ropeCache(options) {
     checkLength(fn, 'out.cos', out.cos, n);
     checkLength(fn, 'out.sin', out.sin, n);
     checkDisjoint(fn, 'out.cos', out.cos, 'out.sin', out.sin);
+    if (o.positions) {
+      checkDisjoint(fn, 'positions', o.positions, 'out.cos', out.cos);
+      checkDisjoint(fn, 'positions', o.positions, 'out.sin', out.sin);
+    }
   }
+  // addresses of caller arrays in wasm memory, taken before frequencies() allocates
+  // (growing memory detaches every view of it, the caller's included)
+  const at = (a, bytes) => (a === undefined ? undefined : inPlaceAddress(fn, a, bytes));
+  const address = { cos: at(out?.cos, 4 * n), sin: at(out?.sin, 4 * n), positions: at(o.positions, 4 * length) };
   const { invFreq, attentionFactor } = frequencies(fn, o.rotaryDim, o.base, sc, impliedSeqLength(sc, offset, length, o.positions));
   out ??= { cos: new Float32Array(n), sin: new Float32Array(n) };
   const { exports } = wasm(fn);
   const buffers = [
-    { array: out.cos, type: 'float32', length: n, copyOut: true },
-    { array: out.sin, type: 'float32', length: n, copyOut: true },
+    { array: out.cos, type: 'float32', length: n, copyOut: true, address: address.cos },
+    { array: out.sin, type: 'float32', length: n, copyOut: true, address: address.sin },
     { array: invFreq, type: 'float64', length: half, copyIn: true },
   ];
-  if (o.positions) buffers.push({ array: o.positions, type: 'int32', length, copyIn: true });
+  if (o.positions) buffers.push({ array: o.positions, type: 'int32', length, copyIn: true, address: address.positions });
   heapCall(fn, buffers, (pCos, pSin, pFreq, pPositions = 0) =>
     exports.posenc_rope_cache(
       pCos, pSin, n, length, offset, pPositions, o.rotaryDim, pFreq, attentionFactor, PRECISIONS.indexOf(o.precision),
@@ -376,17 +384,23 @@ export function applyRope(x, options) {
     );
   }
   if (!o.positions) checkLastPosition(fn, offset, seq, 'seq');
+  if (o.positions) checkDisjoint(fn, 'positions', o.positions, 'x', x);
+  const positionsLength = o.positions ? o.positions.length : 0;
+  // addresses of caller arrays in wasm memory, taken before frequencies() allocates
+  // (growing memory detaches every view of it, the caller's included)
+  const xLength = x.length; // a view of wasm memory reads 0 once detached
+  const xAddress = inPlaceAddress(fn, x, 4 * xLength);
+  const positionsAddress = o.positions ? inPlaceAddress(fn, o.positions, 4 * positionsLength) : 0;
   const { invFreq, attentionFactor } = frequencies(fn, rotaryDim, o.base, sc, impliedSeqLength(sc, offset, seq, o.positions));
   const { exports } = wasm(fn);
   const buffers = [
-    { array: x, type: 'float32', length: x.length, copyIn: true, copyOut: true },
+    { array: x, type: 'float32', length: xLength, copyIn: true, copyOut: true, address: xAddress },
     { array: invFreq, type: 'float64', length: rotaryDim / 2, copyIn: true },
   ];
-  const positionsLength = o.positions ? o.positions.length : 0;
-  if (o.positions) buffers.push({ array: o.positions, type: 'int32', length: positionsLength, copyIn: true });
+  if (o.positions) buffers.push({ array: o.positions, type: 'int32', length: positionsLength, copyIn: true, address: positionsAddress });
   heapCall(fn, buffers, (pX, pFreq, pPositions = 0) =>
     exports.posenc_rope_apply(
-      pX, x.length, o.batch, seq, o.heads, o.headDim, rotaryDim, ROPE_LAYOUTS.indexOf(o.layout), pFreq, attentionFactor,
+      pX, xLength, o.batch, seq, o.heads, o.headDim, rotaryDim, ROPE_LAYOUTS.indexOf(o.layout), pFreq, attentionFactor,
       offset, pPositions, positionsLength, PRECISIONS.indexOf(o.precision),
     ),
   );

@@ -10,6 +10,8 @@ void test_sinusoidal(void);
 void test_relative(void);
 void test_rope(void);
 void test_biases(void);
+void test_encoder(void);
+void test_hardening(void);
 
 int main(void)
 {
@@ -18,6 +20,8 @@ int main(void)
     test_relative();
     test_rope();
     test_biases();
+    test_encoder();
+    test_hardening();
     printf("c: %d passed, %d failed\n", check_passed, check_failed);
     return check_failed ? 1 : 0;
 }

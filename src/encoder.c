@@ -1,0 +1,253 @@
+/*
+ * encoder.c: the layer stack of the tiny encoder (parameter layout, workspace
+ * and formulas in posenc.h). The positional schemes reuse posenc's own
+ * routines: posenc_add_sinusoidal, posenc_rope_apply, posenc_alibi_bias and
+ * posenc_t5_bias; their checks run once, up front, as calls on empty inputs.
+ */
+#include "posenc.h"
+
+#include <math.h>
+
+#include "checked.h"
+#include "nn_kernels.h"
+#include "nn_ops.h"
+
+#define T5_DEFAULT_BUCKETS 32
+
+/* posenc.js writes posenc_encoder_config into wasm memory at these offsets. */
+#if defined(__wasm32__)
+_Static_assert(offsetof(posenc_encoder_config, positional) == 24, "encoder.js layout");
+_Static_assert(offsetof(posenc_encoder_config, embed_scale) == 40, "encoder.js layout");
+_Static_assert(offsetof(posenc_encoder_config, sinusoidal_layout) == 64, "encoder.js layout");
+_Static_assert(offsetof(posenc_encoder_config, rope_inv_freq) == 80, "encoder.js layout");
+_Static_assert(offsetof(posenc_encoder_config, rope_attention_factor) == 88, "encoder.js layout");
+_Static_assert(offsetof(posenc_encoder_config, t5_unidirectional) == 112, "encoder.js layout");
+_Static_assert(sizeof(posenc_encoder_config) == 120, "encoder.js layout");
+#endif
+
+/* A validated config with defaults resolved and every size worked out. */
+typedef struct plan {
+    posenc_encoder_config c;
+    size_t head_dim, ff_len, layer_len, t5_len;
+    size_t params_len, work_len, act, plane, bias_len;
+} plan;
+
+/* *acc += a * b; 1 on overflow */
+static int add_mul(size_t *acc, size_t a, size_t b)
+{
+    size_t p;
+    return checked_mul(a, b, &p) || __builtin_add_overflow(*acc, p, acc);
+}
+
+static int check_positional(plan *p)
+{
+    posenc_encoder_config *c = &p->c;
+    float f = 0.0f;
+    int32_t i = 0;
+    switch (c->positional) {
+    case POSENC_POSITIONAL_NONE:
+        return POSENC_OK;
+    case POSENC_POSITIONAL_SINUSOIDAL:
+        return posenc_sinusoidal(&f, 0, 0, c->d_model, c->sinusoidal_base, 0, c->sinusoidal_layout);
+    case POSENC_POSITIONAL_ROPE:
+        if (c->rotary_dim == 0)
+            c->rotary_dim = p->head_dim;
+        if (c->rope_attention_factor == 0.0)
+            c->rope_attention_factor = 1.0;
+        return posenc_rope_apply(&f, 0, 1, 0, c->heads, p->head_dim, c->rotary_dim, c->rope_layout,
+                                 c->rope_inv_freq, c->rope_attention_factor, 0, NULL, 0,
+                                 c->rope_precision);
+    case POSENC_POSITIONAL_ALIBI:
+        return posenc_alibi_bias(&f, 0, c->heads, 0, 0, 0, 0, c->alibi_max_bias);
+    case POSENC_POSITIONAL_T5:
+        if (c->t5_num_buckets == 0)
+            c->t5_num_buckets = T5_DEFAULT_BUCKETS;
+        if (c->t5_unidirectional != 0 && c->t5_unidirectional != 1)
+            return POSENC_ERR_INVALID_ARGUMENT;
+        return posenc_t5_buckets(&i, 0, 0, 0, !c->t5_unidirectional, c->t5_num_buckets,
+                                 c->t5_max_distance, 0);
+    default:
+        return POSENC_ERR_INVALID_ARGUMENT;
+    }
+}
+
+static int make_plan(plan *p, const posenc_encoder_config *config, size_t seq)
+{
+    int status;
+    if (!config)
+        return POSENC_ERR_NULL_POINTER;
+    p->c = *config;
+    posenc_encoder_config *c = &p->c;
+    if (c->vocab_size == 0 || c->d_model == 0 || c->heads == 0 || c->d_model % c->heads ||
+        c->d_ff == 0 || (c->norm != POSENC_NORM_PRE && c->norm != POSENC_NORM_POST) ||
+        !nn_valid_activation(c->activation) || (c->final_norm != 0 && c->final_norm != 1) ||
+        (uint64_t)seq > (uint64_t)POSENC_POSITION_MAX + 1)
+        return POSENC_ERR_INVALID_ARGUMENT;
+    if (c->embed_scale == 0.0)
+        c->embed_scale = sqrt((double)c->d_model);
+    if (c->norm_eps == 0.0)
+        c->norm_eps = 1e-5;
+    if (!isfinite(c->embed_scale) || fabs(c->embed_scale) > 3.4028234663852886e38 ||
+        !isfinite(c->norm_eps) || !(c->norm_eps > 0.0))
+        return POSENC_ERR_INVALID_ARGUMENT;
+    p->head_dim = c->d_model / c->heads;
+    if ((status = check_positional(p)))
+        return status;
+
+    size_t d = c->d_model, proj = 0;
+    p->ff_len = nn_feed_forward_len(d, c->d_ff);
+    p->t5_len = 0;
+    p->layer_len = 0;
+    p->params_len = 0;
+    p->act = 0;
+    p->plane = 0;
+    p->bias_len = 0;
+    p->work_len = 0;
+    if (p->ff_len == 0 || add_mul(&proj, d, d) || add_mul(&proj, 1, d) || add_mul(&p->layer_len, 4, proj) ||
+        add_mul(&p->layer_len, 4, d) || add_mul(&p->layer_len, 1, p->ff_len) ||
+        add_mul(&p->params_len, c->vocab_size, d) || add_mul(&p->params_len, c->languages, d) ||
+        (c->positional == POSENC_POSITIONAL_T5 && checked_mul(c->t5_num_buckets, c->heads, &p->t5_len)) ||
+        add_mul(&p->params_len, 1, p->t5_len) || add_mul(&p->params_len, c->layers, p->layer_len) ||
+        add_mul(&p->params_len, 2 * (size_t)c->final_norm, d))
+        return POSENC_ERR_SIZE_OVERFLOW;
+    /* workspace: h, ctx [seq][d]; q, k, v or the hidden layer; scores; the bias */
+    size_t qkv = 0, hidden = 0;
+    int biased = c->positional == POSENC_POSITIONAL_ALIBI || c->positional == POSENC_POSITIONAL_T5;
+    if (checked_mul(seq, d, &p->act) || add_mul(&qkv, 3, p->act) || add_mul(&hidden, seq, c->d_ff) ||
+        checked_mul(seq, seq, &p->plane) || (biased && checked_mul(p->plane, c->heads, &p->bias_len)) ||
+        add_mul(&p->work_len, 2, p->act) || add_mul(&p->work_len, 1, qkv > hidden ? qkv : hidden) ||
+        add_mul(&p->work_len, 1, p->plane) || add_mul(&p->work_len, 1, p->bias_len))
+        return POSENC_ERR_SIZE_OVERFLOW;
+    return POSENC_OK;
+}
+
+int posenc_encoder_sizes(const posenc_encoder_config *config, size_t seq, size_t *params_len,
+                         size_t *work_len)
+{
+    plan p;
+    int status;
+    if (!params_len || !work_len)
+        return POSENC_ERR_NULL_POINTER;
+    if ((status = make_plan(&p, config, seq)))
+        return status;
+    *params_len = p.params_len;
+    *work_len = p.work_len;
+    return POSENC_OK;
+}
+
+/* Buffers of one forward pass. */
+typedef struct run {
+    const plan *p;
+    float *x, *h, *ctx, *qkv, *scores, *bias, *probs;
+    const int32_t *key_mask;
+    int causal;
+} run;
+
+static void add_into(float *x, const float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] += y[i];
+}
+
+/* dst = MultiHead(in) W_o^T + b_o; w points at the layer's q.weight. */
+static void self_attention(const run *r, const float *in, float *dst, const float *w, size_t layer, size_t seq)
+{
+    const posenc_encoder_config *c = &r->p->c;
+    size_t d = c->d_model, proj = d * d + d, n = r->p->act;
+    float *q = r->qkv, *k = q + n, *v = k + n;
+    nn_linear(q, d, in, d, seq, w, d, d, d, w + d * d);
+    nn_linear(k, d, in, d, seq, w + proj, d, d, d, w + proj + d * d);
+    nn_linear(v, d, in, d, seq, w + 2 * proj, d, d, d, w + 2 * proj + d * d);
+    if (c->positional == POSENC_POSITIONAL_ROPE) /* validated up front: cannot fail */
+        for (float *t = q; t != v; t += n)
+            posenc_rope_apply(t, n, 1, seq, c->heads, r->p->head_dim, c->rotary_dim, c->rope_layout,
+                              c->rope_inv_freq, c->rope_attention_factor, 0, NULL, 0, c->rope_precision);
+    float *probs = r->probs ? r->probs + layer * c->heads * r->p->plane : NULL;
+    nn_attend(r->ctx, q, k, v, d, seq, c->heads, r->p->head_dim, r->bias, r->key_mask, r->causal, probs,
+              r->scores);
+    nn_linear(dst, d, r->ctx, d, seq, w + 3 * proj, d, d, d, w + 3 * proj + d * d);
+}
+
+static void encoder_layer(const run *r, const float *w, size_t layer, size_t seq)
+{
+    const posenc_encoder_config *c = &r->p->c;
+    size_t d = c->d_model, n = r->p->act;
+    const float *norm1 = w + 4 * (d * d + d), *ff = norm1 + 2 * d, *norm2 = ff + r->p->ff_len;
+    if (c->norm == POSENC_NORM_PRE) { /* x + f(LN(x)) */
+        nn_layer_norm(r->h, r->x, seq, d, norm1, norm1 + d, c->norm_eps);
+        self_attention(r, r->h, r->h, w, layer, seq);
+        add_into(r->x, r->h, n);
+        nn_layer_norm(r->h, r->x, seq, d, norm2, norm2 + d, c->norm_eps);
+        nn_feed_forward(r->ctx, r->h, seq, d, c->d_ff, ff, c->activation, r->qkv);
+        add_into(r->x, r->ctx, n);
+    } else { /* LN(x + f(x)) */
+        self_attention(r, r->x, r->h, w, layer, seq);
+        add_into(r->x, r->h, n);
+        nn_layer_norm(r->x, r->x, seq, d, norm1, norm1 + d, c->norm_eps);
+        nn_feed_forward(r->ctx, r->x, seq, d, c->d_ff, ff, c->activation, r->qkv);
+        add_into(r->x, r->ctx, n);
+        nn_layer_norm(r->x, r->x, seq, d, norm2, norm2 + d, c->norm_eps);
+    }
+}
+
+int posenc_encoder_forward(float *out, size_t out_len, const posenc_encoder_config *config,
+                           const float *params, size_t params_len, const int32_t *tokens, size_t seq,
+                           const int32_t *key_mask, int causal, int32_t language, float *attention,
+                           size_t attention_len, float *work, size_t work_len)
+{
+    plan p;
+    size_t probs_len = 0;
+    int status;
+    if (!out || !params || !work || (!tokens && seq) || (!attention && attention_len))
+        return POSENC_ERR_NULL_POINTER;
+    if ((status = make_plan(&p, config, seq)))
+        return status;
+    const posenc_encoder_config *c = &p.c;
+    size_t d = c->d_model;
+    if ((causal != 0 && causal != 1) || language < -1 || (language >= 0 && (size_t)language >= c->languages))
+        return POSENC_ERR_INVALID_ARGUMENT;
+    if (attention && checked_mul3(c->layers, c->heads, p.plane, &probs_len))
+        return POSENC_ERR_SIZE_OVERFLOW;
+    if (out_len < p.act || params_len < p.params_len || work_len < p.work_len ||
+        (attention && attention_len < probs_len))
+        return POSENC_ERR_BUFFER_TOO_SMALL;
+    for (size_t s = 0; s < seq; s++)
+        if (tokens[s] < 0 || (size_t)tokens[s] >= c->vocab_size)
+            return POSENC_ERR_INVALID_ARGUMENT;
+    if (nn_overlap(out, p.act, params, p.params_len) || nn_overlap(out, p.act, work, p.work_len) ||
+        nn_overlap(out, p.act, attention, probs_len) || nn_overlap(work, p.work_len, params, p.params_len) ||
+        nn_overlap(work, p.work_len, attention, probs_len) ||
+        nn_overlap(attention, probs_len, params, p.params_len))
+        return POSENC_ERR_INVALID_ARGUMENT;
+
+    run r = { &p, out, work, work + p.act, work + 2 * p.act, NULL, NULL, attention, key_mask, causal };
+    size_t qkv = 3 * p.act, hidden = seq * c->d_ff;
+    r.scores = r.qkv + (qkv > hidden ? qkv : hidden);
+    r.bias = p.bias_len ? r.scores + p.plane : NULL;
+
+    /* embeddings: E[token] * scale (+ PE) (+ the language row) */
+    const float *embed = params, *lang = embed + c->vocab_size * d, *t5 = lang + c->languages * d;
+    int sinusoidal = c->positional == POSENC_POSITIONAL_SINUSOIDAL;
+    float scale = (float)c->embed_scale;
+    for (size_t s = 0; s < seq; s++)
+        for (size_t k = 0; k < d; k++)
+            out[s * d + k] = embed[(size_t)tokens[s] * d + k] * (sinusoidal ? 1.0f : scale);
+    if (sinusoidal)
+        posenc_add_sinusoidal(out, p.act, 1, seq, d, POSENC_ORDER_BSD, scale, c->sinusoidal_base, 0,
+                              c->sinusoidal_layout);
+    if (language >= 0)
+        for (size_t s = 0; s < seq; s++)
+            add_into(out + s * d, lang + (size_t)language * d, d);
+    if (c->positional == POSENC_POSITIONAL_ALIBI)
+        posenc_alibi_bias(r.bias, p.bias_len, c->heads, seq, seq, 0, causal, c->alibi_max_bias);
+    else if (c->positional == POSENC_POSITIONAL_T5)
+        posenc_t5_bias(r.bias, p.bias_len, t5, p.t5_len, c->heads, seq, seq, !c->t5_unidirectional,
+                       c->t5_num_buckets, c->t5_max_distance, 0);
+
+    const float *w = t5 + p.t5_len;
+    for (size_t l = 0; l < c->layers; l++, w += p.layer_len)
+        encoder_layer(&r, w, l, seq);
+    if (c->final_norm)
+        nn_layer_norm(out, out, seq, d, w, w + d, c->norm_eps);
+    return POSENC_OK;
+}

@@ -1,0 +1,39 @@
+/* nn_ops.h: the encoder's building blocks without argument checks, shared by
+ * their public wrappers (src/nn_ops.c) and the layer stack (src/encoder.c). */
+#ifndef POSENC_NN_OPS_H
+#define POSENC_NN_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Whether runs of na and nb floats share memory (empty runs never do). */
+static inline int nn_overlap(const float *a, size_t na, const float *b, size_t nb)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return a && b && na > 0 && nb > 0 && x < y + nb * sizeof(float) && y < x + na * sizeof(float);
+}
+
+/* Floats of a feed-forward block [w1 | b1 | w2 | b2]; 0 on overflow. */
+size_t nn_feed_forward_len(size_t d_model, size_t d_ff);
+
+int nn_valid_activation(int activation);
+
+/* out (== x allowed) = (x - mean) / sqrt(var + eps) * gamma + beta, per row. */
+void nn_layer_norm(float *out, const float *x, size_t rows, size_t d, const float *gamma,
+                   const float *beta, double eps);
+
+/* Stable softmax of one row in place; an all -INFINITY row becomes zeros. */
+void nn_softmax_row(float *x, size_t n);
+
+/* Scaled dot-product attention of every head; q, k, v, out rows `stride`
+ * apart, [seq][heads][head_dim] within a row. probs: [heads][seq][seq] or
+ * NULL (then scratch holds seq * seq floats). */
+void nn_attend(float *out, const float *q, const float *k, const float *v, size_t stride, size_t seq,
+               size_t heads, size_t head_dim, const float *bias, const int32_t *key_mask, int causal,
+               float *probs, float *scratch);
+
+/* out (== x allowed) = W2 act(W1 x + b1) + b2, hidden: rows * d_ff floats. */
+void nn_feed_forward(float *out, const float *x, size_t rows, size_t d, size_t d_ff,
+                     const float *params, int activation, float *hidden);
+
+#endif
