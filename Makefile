@@ -27,7 +27,7 @@ JS_DIST := dist/posenc.mjs dist/posenc.cjs dist/posenc.d.ts dist/posenc.d.cts
 
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: all deps tools wasm js native install uninstall test test-c test-js bench demo clean help
+.PHONY: all deps tools test-tools wasm js native install uninstall test test-c test-js bench demo clean help
 .DEFAULT_GOAL := all
 
 all: deps wasm js native
@@ -51,10 +51,14 @@ define apt_install
 	}
 endef
 
+# Building needs Emscripten and the npm devDependencies; the tests also need
+# Chromium (browser tests) and pkg-config (the C consumer test).
 deps: tools $(NODE_STAMP)
 
 tools:
 	$(call apt_install,$(EMCC),emscripten)
+
+test-tools:
 	$(call apt_install,chromium,chromium)
 	$(call apt_install,pkg-config,pkgconf)
 
@@ -143,7 +147,7 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/posenc.h $(DESTDIR)$(PREFIX)/lib/libposenc.a $(DESTDIR)$(PREFIX)/lib/pkgconfig/posenc.pc
 
 # ---------------------------------------------------------------- tests
-test: deps wasm js native build/native/test_posenc build/asan/test_posenc fuzz-build
+test: deps test-tools wasm js native build/native/test_posenc build/asan/test_posenc fuzz-build
 	@bash tests/run-all.sh
 
 test-c: build/native/test_posenc build/asan/test_posenc
