@@ -38,9 +38,11 @@ const MIME = {
 // Page files are any web/ file with one of these extensions (serve.mjs itself is .mjs: never served).
 const PAGE_EXTENSIONS = new Set(['.html', '.css', '.js', '.svg']);
 // Package files: the ESM entry, the chunks it imports (the bundler names them
-// posenc-chunk-HASH.mjs) and the wasm builds. Not the CommonJS build, not the
-// type declarations: the page never loads them.
-const PACKAGE_FILE = /^dist\/posenc(?:-chunk-[A-Za-z0-9_-]+)?\.mjs$|^dist\/posenc(?:-baseline)?\.wasm$/;
+// posenc-chunk-HASH.mjs), the wasm builds, and the torch-style printer the
+// notebook view shares with the CLI. Not the CommonJS build, not the type
+// declarations: the page never loads them.
+const PACKAGE_FILE =
+  /^dist\/posenc(?:-chunk-[A-Za-z0-9_-]+)?\.mjs$|^dist\/posenc(?:-baseline)?\.wasm$|^src\/cli\/torch\.js$/;
 
 const MAX_URL = 2048; // longer request targets get 414
 const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/; // no leading dot: no `.`, `..` or dotfiles

@@ -2,7 +2,7 @@
 // even_PE, odd_PE, PE), each tensor computed by posenc and printed as torch
 // prints it, so the text can be read against the notebook line by line.
 import { int, num } from '../state.js';
-import { formatTensor } from '../torchfmt.js';
+import { formatTorch } from '../src/cli/torch.js';
 
 const columns = (table, d, len, first) => {
   const half = d / 2;
@@ -44,12 +44,12 @@ export default {
     const shape = `torch.Size([${len}, ${d / 2}])`;
     const exactNote = 'posenc keeps 1/ω exact in double; torch rounds the exponent to float32 first, so its last digit can differ (the notebook prints 464.1590 for 10000^(2/3) = 464.15888…).';
     container.replaceChildren(
-      cell('even_i', 'even_i = torch.arange(0, d_model, 2).float()', 'the sine columns 0, 2, …, d_model − 2', formatTensor(evenI, [d / 2])),
-      cell('denominator', `denominator = torch.pow(${base}, even_i/d_model)`, `1 / sinusoidalFrequencies({ dModel: ${d}${b} })`, formatTensor(denominator, [d / 2]), { note: exactNote }),
-      cell('position', 'position = torch.arange(max_sequence_length, dtype=torch.float).reshape(max_sequence_length, 1)', 'the row index of the table', formatTensor(position, [len, 1])),
-      cell('even_PE', 'even_PE = torch.sin(position / denominator)', `sinusoidal({ length: ${len}, dModel: ${d}${b} }), columns 0, 2, 4, …`, `${formatTensor(columns(table, d, len, 0), [len, d / 2])}\n${shape}`),
-      cell('odd_PE', 'odd_PE = torch.cos(position / denominator)', 'the same table, columns 1, 3, 5, …', `${formatTensor(columns(table, d, len, 1), [len, d / 2])}\n${shape}`),
-      cell('PE', 'PE = torch.flatten(torch.stack([even_PE, odd_PE], dim=2), start_dim=1, end_dim=2)', `sinusoidal({ length: ${len}, dModel: ${d}${b} })`, formatTensor(table, [len, d]), { wide: true }),
+      cell('even_i', 'even_i = torch.arange(0, d_model, 2).float()', 'the sine columns 0, 2, …, d_model − 2', formatTorch(evenI, [d / 2], 'float32')),
+      cell('denominator', `denominator = torch.pow(${base}, even_i/d_model)`, `1 / sinusoidalFrequencies({ dModel: ${d}${b} })`, formatTorch(denominator, [d / 2], 'float32'), { note: exactNote }),
+      cell('position', 'position = torch.arange(max_sequence_length, dtype=torch.float).reshape(max_sequence_length, 1)', 'the row index of the table', formatTorch(position, [len, 1], 'float32')),
+      cell('even_PE', 'even_PE = torch.sin(position / denominator)', `sinusoidal({ length: ${len}, dModel: ${d}${b} }), columns 0, 2, 4, …`, `${formatTorch(columns(table, d, len, 0), [len, d / 2], 'float32')}\n${shape}`),
+      cell('odd_PE', 'odd_PE = torch.cos(position / denominator)', 'the same table, columns 1, 3, 5, …', `${formatTorch(columns(table, d, len, 1), [len, d / 2], 'float32')}\n${shape}`),
+      cell('PE', 'PE = torch.flatten(torch.stack([even_PE, odd_PE], dim=2), start_dim=1, end_dim=2)', `sinusoidal({ length: ${len}, dModel: ${d}${b} })`, formatTorch(table, [len, d], 'float32'), { wide: true }),
     );
   },
 };
