@@ -7,6 +7,8 @@
 #include "rope_rotate.h"
 #include "trig.h"
 
+_Static_assert(TRIG_BLOCK <= ROPE_ROTATE_MAX_PAIRS, "rope_rotate_row takes blocks of TRIG_BLOCK pairs");
+
 static double inv_freq_at(const void *ctx, size_t i)
 {
     return ((const double *)ctx)[i];

@@ -17,38 +17,45 @@ static inline void rotate_scalar(float *a, float *b, float c, float s)
     *b = bc + as;
 }
 
-/* 'half': a = v[k..k+3], b = v[half + k..], four pairs per f32x4. */
+/* 'half': a = v[k..k+3], b = v[half + k..], four pairs per f32x4; each head's
+ * pairs are contiguous, so the inner loop walks them with unit stride. */
 static size_t rotate_half(float *row, size_t heads, size_t head_dim, size_t half, size_t k0, size_t n,
                           const float *c, const float *s)
 {
-    size_t k = 0;
-    for (; k + 4 <= n; k += 4) {
-        f32x4 c4 = f32x4_load(c + k), s4 = f32x4_load(s + k);
-        for (size_t h = 0; h < heads; h++) {
-            float *a = row + h * head_dim + k0 + k, *b = a + half;
-            f32x4 a4 = f32x4_load(a), b4 = f32x4_load(b);
-            f32x4_store(a, f32x4_sub(f32x4_mul(a4, c4), f32x4_mul(b4, s4)));
-            f32x4_store(b, f32x4_add(f32x4_mul(b4, c4), f32x4_mul(a4, s4)));
+    size_t n4 = n - n % 4;
+    for (size_t h = 0; h < heads; h++) {
+        float *a = row + h * head_dim + k0, *b = a + half;
+        for (size_t k = 0; k < n4; k += 4) {
+            f32x4 c4 = f32x4_load(c + k), s4 = f32x4_load(s + k);
+            f32x4 a4 = f32x4_load(a + k), b4 = f32x4_load(b + k);
+            f32x4_store(a + k, f32x4_sub(f32x4_mul(a4, c4), f32x4_mul(b4, s4)));
+            f32x4_store(b + k, f32x4_add(f32x4_mul(b4, c4), f32x4_mul(a4, s4)));
         }
     }
-    return k;
+    return n4;
 }
 
-/* 'interleaved': [a0 b0 a1 b1] [c0 c0 c1 c1] + [b0 a0 b1 a1] [-s0 s0 -s1 s1]. */
+/* 'interleaved': [a0 b0 a1 b1] [c0 c0 c1 c1] + [b0 a0 b1 a1] [-s0 s0 -s1 s1]; the
+ * spread coefficients are laid out once per row, then every head walks them. */
 static size_t rotate_interleaved(float *row, size_t heads, size_t head_dim, size_t k0, size_t n,
                                  const float *c, const float *s)
 {
-    size_t k = 0;
-    for (; k + 2 <= n; k += 2) {
-        f32x4 cc = f32x4_make(c[k], c[k], c[k + 1], c[k + 1]);
-        f32x4 ss = f32x4_make(-s[k], s[k], -s[k + 1], s[k + 1]);
-        for (size_t h = 0; h < heads; h++) {
-            float *v = row + h * head_dim + 2 * (k0 + k);
-            f32x4 v4 = f32x4_load(v);
-            f32x4_store(v, f32x4_add(f32x4_mul(v4, cc), f32x4_mul(f32x4_swap_pairs(v4), ss)));
+    float cc[2 * ROPE_ROTATE_MAX_PAIRS], ss[2 * ROPE_ROTATE_MAX_PAIRS];
+    size_t n2 = n - n % 2;
+    for (size_t k = 0; k < n2; k++) {
+        cc[2 * k] = cc[2 * k + 1] = c[k];
+        ss[2 * k] = -s[k];
+        ss[2 * k + 1] = s[k];
+    }
+    for (size_t h = 0; h < heads; h++) {
+        float *v = row + h * head_dim + 2 * k0;
+        for (size_t i = 0; i < 2 * n2; i += 4) {
+            f32x4 v4 = f32x4_load(v + i);
+            f32x4 r = f32x4_add(f32x4_mul(v4, f32x4_load(cc + i)), f32x4_mul(f32x4_swap_pairs(v4), f32x4_load(ss + i)));
+            f32x4_store(v + i, r);
         }
     }
-    return k;
+    return n2;
 }
 
 void rope_rotate_row(float *row, size_t heads, size_t head_dim, size_t half, size_t k0, size_t n,

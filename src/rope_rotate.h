@@ -4,9 +4,13 @@
 
 #include <stddef.h>
 
+/* The most pairs one call rotates (callers pass blocks of TRIG_BLOCK pairs). */
+#define ROPE_ROTATE_MAX_PAIRS 128
+
 /*
  * Rotates pairs k0 <= k < k0 + n of each of `heads` vectors of head_dim floats
- * at row (the pairs of posenc_rope_apply's layout) by c[k - k0], s[k - k0]:
+ * at row (the pairs of posenc_rope_apply's layout) by c[k - k0], s[k - k0],
+ * n <= ROPE_ROTATE_MAX_PAIRS:
  * a' = a c - b s, b' = b c + a s, every product and sum rounded to float (as
  * torch does): within 2^-23 * max(|c|, |s|, 1) * (|a| + |b|) of the exact
  * rotation by these c and s.
