@@ -136,3 +136,12 @@ describe('writeSafetensors', () => {
     expect(posenc.readSafetensors(posenc.writeSafetensors({})).tensors).toEqual({});
   });
 });
+
+test('writeSafetensors: options that are a typed array or an array are not an options object', () => {
+  const tensors = { w: { shape: [2], data: new Float32Array(2) } };
+  for (const options of [new Float32Array(2), [1, 2]]) {
+    const e = thrown(() => posenc.writeSafetensors(tensors, options));
+    expect(e).toBeInstanceOf(TypeError);
+    expect(e.message).toContain('posenc.writeSafetensors: expects an options object');
+  }
+});

@@ -196,7 +196,7 @@ export function writeSafetensors(tensors, options = {}) {
   if (!isObject(tensors) || ArrayBuffer.isView(tensors)) {
     throw new TypeError(`posenc.${fn}: tensors must be an object { name: { shape, data, dtype? } }, got ${describe(tensors)}`);
   }
-  if (!isObject(options)) throw new TypeError(`posenc.${fn}: expects an options object, got ${describe(options)}`);
+  if (!isObject(options) || ArrayBuffer.isView(options)) throw new TypeError(`posenc.${fn}: expects an options object, got ${describe(options)}`);
   for (const key of Object.keys(options)) {
     if (key !== 'metadata') throw new TypeError(`posenc.${fn}: unknown option '${key}' (known: metadata)`);
   }
