@@ -130,22 +130,25 @@ int posenc_rope_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t h
     /* positions per (batch, row): each batch its own rows; otherwise shared */
     int per_batch = positions && positions_len == batch_rows && batch > 1;
     size_t groups = per_batch ? batch : 1, copies = per_batch ? 1 : batch;
-    /* contiguous double-precision rows step the recurrence; the others are evaluated per row */
-    int streamed = !positions && precision == POSENC_ROPE_PRECISION_DOUBLE;
+    /* double-precision rows step the recurrence (restarting where explicit
+     * positions break a run, as ropeCache does); float32 rows are evaluated one by one */
+    int streamed = precision == POSENC_ROPE_PRECISION_DOUBLE;
     float row_cos[TRIG_BLOCK], row_sin[TRIG_BLOCK];
     trig_stream stream;
     for (size_t k0 = 0; k0 < half; k0 += TRIG_BLOCK) {
         size_t n = half - k0 < TRIG_BLOCK ? half - k0 : TRIG_BLOCK;
         for (size_t g = 0; g < groups; g++) {
+            const int32_t *pos = positions ? positions + g * seq : NULL;
             if (streamed)
-                trig_stream_start(&stream, inv_freq + k0, n, (double)offset);
+                trig_stream_start(&stream, inv_freq + k0, n, pos ? (double)pos[0] : (double)offset);
             for (size_t r = 0; r < seq; r++) {
                 if (streamed) {
+                    if (pos && r > 0 && !(pos[r - 1] < INT32_MAX && pos[r] == pos[r - 1] + 1))
+                        trig_stream_seek(&stream, (double)pos[r]);
                     trig_stream_row(&stream, row_cos, row_sin, attention_factor);
                 } else {
-                    cs_block one = { row_cos, row_sin, n, 1, n, positions ? 0 : (int32_t)(offset + (int64_t)r),
-                                     positions ? positions + g * seq + r : NULL, inv_freq + k0,
-                                     attention_factor };
+                    cs_block one = { row_cos, row_sin, n, 1, n, pos ? 0 : (int32_t)(offset + (int64_t)r),
+                                     pos ? pos + r : NULL, inv_freq + k0, attention_factor };
                     fill_block(&one, precision);
                 }
                 for (size_t c = 0; c < copies; c++)

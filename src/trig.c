@@ -118,13 +118,23 @@ static void steps(double *step_c, double *step_s, const double *w, size_t n, int
     }
 }
 
-/* Rows at explicit positions: no recurrence, one libm evaluation per value. */
+/* Rows at explicit positions: each run of consecutive positions is filled as a
+ * contiguous run (the recurrence), so a KV cache or a padded batch costs what
+ * an offset does; a position that breaks the run starts a new anchor. */
+static void fill_run(const trig_target *t, trig_state *st, const double *w, const trig_rows *rows);
+
 static void fill_positions(const trig_target *t, trig_state *st, const double *w,
                            const trig_rows *rows)
 {
-    for (size_t r = 0; r < rows->count; r++) {
-        anchor(st->s, st->c, w, st->n, (double)rows->positions[r]);
-        tile_generic(t, st, r, 1, 0);
+    const int32_t *pos = rows->positions;
+    for (size_t r0 = 0, r1; r0 < rows->count; r0 = r1) {
+        for (r1 = r0 + 1; r1 < rows->count && pos[r1 - 1] < INT32_MAX && pos[r1] == pos[r1 - 1] + 1; r1++)
+            ;
+        trig_target run = *t;
+        run.sin_out += r0 * t->row_stride;
+        run.cos_out = t->cos_out ? t->cos_out + r0 * t->row_stride : NULL;
+        trig_rows contiguous = { r1 - r0, (double)pos[r0], 1, NULL };
+        fill_run(&run, st, w, &contiguous);
     }
 }
 
@@ -133,7 +143,6 @@ static void fill_run(const trig_target *t, trig_state *st, const double *w, cons
     int fast_interleaved = t->n_batch == 1 && !t->accumulate && t->amplitude == 1.0 &&
                            t->col_stride == 2 && t->cos_out == t->sin_out + 1;
     int fast_contiguous = t->n_batch == 1 && !t->accumulate && t->col_stride == 1;
-    steps(st->step_c, st->step_s, w, st->n, rows->step);
     for (size_t a0 = 0; a0 < rows->count; a0 += TRIG_ANCHOR_ROWS) {
         anchor(st->s, st->c, w, st->n, rows->first + (double)rows->step * (double)a0);
         size_t a_end = a0 + TRIG_ANCHOR_ROWS < rows->count ? a0 + TRIG_ANCHOR_ROWS : rows->count;
@@ -160,6 +169,7 @@ void trig_fill(const trig_target *t, trig_freq_fn freq, const void *freq_ctx, si
         st.n_cos = n_cos > k0 ? (n_cos - k0 < st.n ? n_cos - k0 : st.n) : 0;
         for (size_t k = 0; k < st.n; k++)
             w[k] = freq(freq_ctx, k0 + k);
+        steps(st.step_c, st.step_s, w, st.n, rows->positions ? 1 : rows->step);
         if (rows->positions) {
             fill_positions(t, &st, w, rows);
         } else {
@@ -176,6 +186,12 @@ void trig_stream_start(trig_stream *ts, const double *w, size_t n, double first)
     ts->first = first;
     ts->row = 0;
     steps(ts->step_c, ts->step_s, w, n, 1);
+}
+
+void trig_stream_seek(trig_stream *ts, double first)
+{
+    ts->first = first;
+    ts->row = 0;
 }
 
 void trig_stream_row(trig_stream *ts, float *cos_out, float *sin_out, double amplitude)

@@ -65,6 +65,9 @@ typedef struct trig_stream {
 /* Starts at position `first` with frequencies w[0..n), n <= TRIG_BLOCK. */
 void trig_stream_start(trig_stream *ts, const double *w, size_t n, double first);
 
+/* Restarts at position `first` (the next row is a fresh anchor), keeping the frequencies. */
+void trig_stream_seek(trig_stream *ts, double first);
+
 /* Writes the current row, cos_out[k] = amplitude cos(p w_k) and sin_out[k] likewise, then steps. */
 void trig_stream_row(trig_stream *ts, float *cos_out, float *sin_out, double amplitude);
 

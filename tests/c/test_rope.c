@@ -354,6 +354,41 @@ static void test_apply_matches_cache(void)
         }
 }
 
+/* Explicit positions: runs of consecutive positions (longer than an anchor run,
+ * broken, ending at INT32_MAX) give the cache's values bit for bit, and the
+ * double-precision rotation within the documented bound. */
+static void test_apply_positions_runs(void)
+{
+    enum { S = 1600, HEADS = 2, D = 8, R = 8 };
+    static int32_t pos[S];
+    static float x[S * HEADS * D], y[S * HEADS * D], c[S * R / 2], s[S * R / 2];
+    double f[R / 2];
+    for (size_t k = 0; k < R / 2; k++)
+        f[k] = theta(10000, k, R);
+    for (size_t r = 0; r < S; r++)
+        pos[r] = r < 1500 ? (int32_t)(5 + r) : r < 1510 ? (int32_t)(1000 - r) : r < 1590 ? (int32_t)(100 + r) : INT32_MAX - (int32_t)(S - 1 - r);
+    for (size_t i = 0; i < S * HEADS * D; i++)
+        x[i] = y[i] = rnd();
+    CHECK(posenc_rope_cache(c, s, S * R / 2, S, 0, pos, R, f, 1.0, 0) == 0);
+    CHECK(posenc_rope_apply(x, S * HEADS * D, 1, S, HEADS, D, R, 0, f, 1.0, 0, pos, S, 0) == 0);
+    double worst = 0;
+    for (size_t r = 0; r < S; r++)
+        for (size_t h = 0; h < HEADS; h++) {
+            float *v = y + (r * HEADS + h) * D;
+            for (size_t k = 0; k < R / 2; k++) {
+                float ck = c[r * R / 2 + k], sk = s[r * R / 2 + k], va = v[k], vb = v[k + R / 2];
+                float ac = va * ck, bs = vb * sk, bc = vb * ck, as = va * sk;
+                v[k] = ac - bs;
+                v[k + R / 2] = bc + as;
+                double a = (double)pos[r] * f[k];
+                double ea = fabs((double)ck - cos(a)), es = fabs((double)sk - sin(a));
+                worst = fmax(worst, fmax(ea, es));
+            }
+        }
+    CHECK(memcmp(x, y, sizeof x) == 0);
+    CHECKF(worst <= 1.0 / 8388608.0, "cache error %g", worst);
+}
+
 static void test_apply_errors(void)
 {
     float x[96];
@@ -441,6 +476,7 @@ void test_rope(void)
     test_cache();
     test_apply();
     test_apply_matches_cache();
+    test_apply_positions_runs();
     test_apply_errors();
     test_permute();
 }
