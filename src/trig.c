@@ -132,7 +132,7 @@ static void fill_positions(const trig_target *t, trig_state *st, const double *w
             ;
         trig_target run = *t;
         run.sin_out += r0 * t->row_stride;
-        run.cos_out = t->cos_out ? t->cos_out + r0 * t->row_stride : NULL;
+        run.cos_out += r0 * t->row_stride;
         trig_rows contiguous = { r1 - r0, (double)pos[r0], 1, NULL };
         fill_run(&run, st, w, &contiguous);
     }

@@ -20,7 +20,7 @@ typedef double (*trig_freq_fn)(const void *ctx, size_t i);
 
 typedef struct trig_target {
     float *sin_out;      /* (batch 0, row 0, freq 0) of the sines             */
-    float *cos_out;      /* the same for cosines; unused when n_cos == 0      */
+    float *cos_out;      /* the same for cosines (valid even when n_cos == 0) */
     size_t row_stride;   /* elements from one row to the next                 */
     size_t col_stride;   /* elements from one frequency to the next           */
     size_t batch_stride; /* elements from one batch copy to the next          */
