@@ -15,6 +15,21 @@
 
 #include "checked.h"
 
+/* out[i][j] = at(ctx, j - i): T5's and DeBERTa's buckets depend only on the
+ * key - query difference, so row 0 and column 0 are computed and every other
+ * row is the row above shifted right by one. */
+static void fill_by_difference(int32_t *out, size_t query_len, size_t key_len,
+                               int32_t (*at)(const void *ctx, int64_t diff), const void *ctx)
+{
+    for (size_t j = 0; j < key_len; j++)
+        out[j] = at(ctx, (int64_t)j);
+    for (size_t i = 1; i < query_len; i++) {
+        int32_t *row = out + i * key_len;
+        row[0] = at(ctx, -(int64_t)i);
+        memcpy(row + 1, row - key_len, (key_len - 1) * sizeof *row);
+    }
+}
+
 #define T5_DEFAULT_BUCKETS 32
 #define T5_DEFAULT_MAX_DISTANCE 128
 #define DEBERTA_DEFAULT_BUCKET_SIZE 256
@@ -87,6 +102,18 @@ static int32_t t5_bucket(const t5_plan *p, int64_t rel)
     return bucket + p->max_exact + (int32_t)v;
 }
 
+/* The bucket of key j - query i = diff, query row 0 sitting at query_offset. */
+typedef struct t5_at_ctx {
+    const t5_plan *plan;
+    int32_t query_offset;
+} t5_at_ctx;
+
+static int32_t t5_at(const void *ctx, int64_t diff)
+{
+    const t5_at_ctx *c = ctx;
+    return t5_bucket(c->plan, diff - c->query_offset);
+}
+
 int posenc_t5_buckets(int32_t *out, size_t out_len, size_t query_len, size_t key_len,
                       int bidirectional, size_t num_buckets, size_t max_distance,
                       int32_t query_offset)
@@ -99,20 +126,11 @@ int posenc_t5_buckets(int32_t *out, size_t out_len, size_t query_len, size_t key
     if ((status = t5_plan_init(&plan, bidirectional, num_buckets, max_distance)) ||
         (status = check_positions(query_len, key_len, query_offset)))
         return status;
-    if (checked_mul(query_len, key_len, &need))
-        return POSENC_ERR_SIZE_OVERFLOW;
-    if (out_len < need)
-        return POSENC_ERR_BUFFER_TOO_SMALL;
-    if (need == 0)
-        return POSENC_OK;
+    if ((status = check_out_len(out_len, query_len, key_len, &need)) || need == 0)
+        return status;
 
-    for (size_t j = 0; j < key_len; j++)
-        out[j] = t5_bucket(&plan, (int64_t)j - query_offset);
-    for (size_t r = 1; r < query_len; r++) {
-        int32_t *row = out + r * key_len;
-        row[0] = t5_bucket(&plan, -((int64_t)query_offset + (int64_t)r));
-        memcpy(row + 1, row - key_len, (key_len - 1) * sizeof *row);
-    }
+    t5_at_ctx at = { &plan, query_offset };
+    fill_by_difference(out, query_len, key_len, t5_at, &at);
     return POSENC_OK;
 }
 
@@ -187,11 +205,18 @@ static int32_t deberta_bucket(const deberta_plan *p, int64_t rel)
     return (int32_t)v;
 }
 
+/* DeBERTa buckets query - key, the opposite sign of the difference. */
+static int32_t deberta_at(const void *ctx, int64_t diff)
+{
+    return deberta_bucket(ctx, -diff);
+}
+
 int posenc_deberta_buckets(int32_t *out, size_t out_len, size_t query_len, size_t key_len,
                            size_t bucket_size, size_t max_position)
 {
     deberta_plan plan;
     size_t need;
+    int status;
     if (!out)
         return POSENC_ERR_NULL_POINTER;
     if (bucket_size == 0)
@@ -213,19 +238,9 @@ int posenc_deberta_buckets(int32_t *out, size_t out_len, size_t query_len, size_
         return POSENC_ERR_INVALID_ARGUMENT;
     if (key_len > 0 && !(deberta_value(&plan, 1 - (int64_t)key_len) >= -2147483648.0f))
         return POSENC_ERR_INVALID_ARGUMENT;
-    if (checked_mul(query_len, key_len, &need))
-        return POSENC_ERR_SIZE_OVERFLOW;
-    if (out_len < need)
-        return POSENC_ERR_BUFFER_TOO_SMALL;
-    if (need == 0)
-        return POSENC_OK;
+    if ((status = check_out_len(out_len, query_len, key_len, &need)) || need == 0)
+        return status;
 
-    for (size_t k = 0; k < key_len; k++)
-        out[k] = deberta_bucket(&plan, -(int64_t)k);
-    for (size_t q = 1; q < query_len; q++) {
-        int32_t *row = out + q * key_len;
-        row[0] = deberta_bucket(&plan, (int64_t)q);
-        memcpy(row + 1, row - key_len, (key_len - 1) * sizeof *row);
-    }
+    fill_by_difference(out, query_len, key_len, deberta_at, &plan);
     return POSENC_OK;
 }

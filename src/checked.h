@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "posenc.h"
+
 /* *out = a * b; returns 1 on overflow (and leaves *out unspecified). */
 static inline int checked_mul(size_t a, size_t b, size_t *out)
 {
@@ -23,6 +25,15 @@ static inline int checked_mul3(size_t a, size_t b, size_t c, size_t *out)
         return 0;
     }
     return __builtin_mul_overflow(a, b, &ab) || __builtin_mul_overflow(ab, c, out);
+}
+
+/* The status of an out buffer of out_len elements for an a x b result, and
+ * *need = a * b: the check every [query][key] routine starts with. */
+static inline int check_out_len(size_t out_len, size_t a, size_t b, size_t *need)
+{
+    if (checked_mul(a, b, need))
+        return POSENC_ERR_SIZE_OVERFLOW;
+    return out_len < *need ? POSENC_ERR_BUFFER_TOO_SMALL : POSENC_OK;
 }
 
 /* Whether two runs of n floats share memory (compared as addresses). */

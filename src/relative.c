@@ -7,14 +7,11 @@ int posenc_relative_positions(int32_t *out, size_t out_len, size_t query_len, si
                               int32_t shift)
 {
     size_t need;
+    int status;
     if (!out)
         return POSENC_ERR_NULL_POINTER;
-    if (checked_mul(query_len, key_len, &need))
-        return POSENC_ERR_SIZE_OVERFLOW;
-    if (out_len < need)
-        return POSENC_ERR_BUFFER_TOO_SMALL;
-    if (need == 0)
-        return POSENC_OK;
+    if ((status = check_out_len(out_len, query_len, key_len, &need)) || need == 0)
+        return status;
     /* extremes: j = key_len - 1, i = 0 and j = 0, i = query_len - 1; both must be int32 */
     if (query_len - 1 > (size_t)INT32_MAX || key_len - 1 > (size_t)INT32_MAX)
         return POSENC_ERR_INVALID_ARGUMENT;

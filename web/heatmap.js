@@ -111,6 +111,15 @@ export function cellAt(plot, rows, cols, dx, dy) {
   return { row: start(y, rows, plot.h), col: start(x, cols, plot.w) };
 }
 
+/** The cell under (dx, dy) in any of several same-size panels (one per head), with `head` and its `plot`. */
+export function panelCellAt(panels, rows, cols, dx, dy) {
+  for (let h = 0; h < panels.length; h++) {
+    const c = cellAt(panels[h], rows, cols, dx, dy);
+    if (c) return { ...c, head: h, plot: panels[h] };
+  }
+  return null;
+}
+
 /**
  * A complete figure: cells, axes, colour bar. opts: { rows, cols, read, min,
  * max, title, xLabel, yLabel, barLabel, integer, square, margin, rowTick,

@@ -5,7 +5,7 @@
 // other view; biases fill its blue half. Masked (causal) cells take the
 // plot's background colour.
 import { int, num, bool } from '../state.js';
-import { paintCells, cellAt } from '../heatmap.js';
+import { paintCells, panelCellAt } from '../heatmap.js';
 import { drawColorBar } from '../axes.js';
 import { rgbOf } from '../theme.js';
 
@@ -86,13 +86,7 @@ export default {
     if (el) el.textContent = `slopes m: ${Array.from(slopes, (v, h) => `${h}: ${slopeText(v)} = ${+v.toPrecision(6)}`).join(' · ')}`;
     return {
       plot: panels[0], panels, rows: L, cols: L, min: -m, max: m,
-      cellAt(dx, dy) {
-        for (let h = 0; h < panels.length; h++) {
-          const c = cellAt(panels[h], L, L, dx, dy);
-          if (c) return { ...c, head: h, plot: panels[h] };
-        }
-        return null;
-      },
+      cellAt: (dx, dy) => panelCellAt(panels, L, L, dx, dy),
       describe: (i, j, c) => {
         const h = c?.head ?? 0;
         const v = bias[h * L * L + i * L + j];

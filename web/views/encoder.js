@@ -12,7 +12,7 @@
 // all be grey); the built head's M is 1. canvas.dataset.panels records each
 // panel's rectangle (device px) and scale, the built head last.
 import { int, choice } from '../state.js';
-import { paintCells, cellAt } from '../heatmap.js';
+import { paintCells, panelCellAt } from '../heatmap.js';
 import { drawColorBar } from '../axes.js';
 
 export const SCHEMES = ['none', 'sinusoidal', 'rope', 'alibi', 't5'];
@@ -200,13 +200,7 @@ export default {
     }
     return {
       plot: panels[0], panels, rows: L, cols: L, min: -M, max: M,
-      cellAt(dx, dy) {
-        for (let h = 0; h < panels.length; h++) {
-          const c = cellAt(panels[h], L, L, dx, dy);
-          if (c) return { ...c, head: h, plot: panels[h] };
-        }
-        return null;
-      },
+      cellAt: (dx, dy) => panelCellAt(panels, L, L, dx, dy),
       describe: (i, j, c) => {
         const h = c?.head ?? 0;
         const v = matrices[h][i * L + j];
