@@ -6,7 +6,8 @@ EMCC    ?= emcc
 NODE    ?= node
 PORT    ?= 8080
 
-# emcc's JS optimizer finds Debian's acorn only through NODE_PATH (DESIGN.md).
+# With Node.js 20, emcc's JS optimizer finds Debian's acorn (/usr/share/nodejs)
+# only through NODE_PATH.
 export NODE_PATH := /usr/share/nodejs$(if $(NODE_PATH),:$(NODE_PATH))
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wvla -Wpointer-arith
@@ -75,12 +76,16 @@ $(EXPORTS): include/posenc.h | build
 # for engines without it (bit-identical results, see src/simd.h). The hot
 # kernels are compiled for speed, everything else for size: the wasm ships
 # inline in the JS.
+# malloc and free are posenc's own (src/wasm/malloc.c, wasm only): Emscripten
+# 3.1.6's emmalloc hands out blocks past the end of a memory that may grow to
+# 4 GiB, and its dlmalloc refuses 2 GiB requests.
 KERNELS   := src/trig.c src/rope_rotate.c src/rope_apply.c src/sinusoidal.c src/nn_kernels.c
 EMLINK    := -Oz --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH -sMAXIMUM_MEMORY=4GB \
-             -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB -sERROR_ON_UNDEFINED_SYMBOLS=1 -sMALLOC=emmalloc
+             -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB -sERROR_ON_UNDEFINED_SYMBOLS=1 -sMALLOC=none
+WASM_SRCS := $(SRCS) src/wasm/malloc.c
 WASM_BASE := dist/posenc-baseline.wasm
-SIMD_OBJS := $(SRCS:src/%.c=build/wasm-simd/%.o)
-BASE_OBJS := $(SRCS:src/%.c=build/wasm-base/%.o)
+SIMD_OBJS := $(WASM_SRCS:src/%.c=build/wasm-simd/%.o)
+BASE_OBJS := $(WASM_SRCS:src/%.c=build/wasm-base/%.o)
 
 build/wasm-simd/%.o: src/%.c $(HDRS) Makefile
 	@mkdir -p $(@D)

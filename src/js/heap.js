@@ -114,18 +114,40 @@ export function allocate(type, length) {
   const ptr = malloc('allocate', length * Ctor.BYTES_PER_ELEMENT);
   const array = new WasmArray(ptr, type, length);
   live.set(ptr, array);
-  array.array.fill(0);
+  try {
+    array.array.fill(0);
+  } catch (error) {
+    array.free(); // never an orphan block that memoryStats() counts and no one can free
+    throw error;
+  }
   return array;
 }
 
-/** The largest single allocation: 2 GiB, half of wasm32's 4 GiB address space. */
+/**
+ * The largest single array: 2 GiB, half of wasm32's 4 GiB address space.
+ * Wasm memory grows to at most MAX_MEMORY; a call whose staged arrays do not
+ * fit beside the live WasmArrays raises a RangeError (see malloc below).
+ */
 export const MAX_BYTES = 2 ** 31;
+/** wasm32's address space, the memory maximum the module is linked with (-sMAXIMUM_MEMORY=4GB). */
+export const MAX_MEMORY = 2 ** 32;
 
 const sizes = new Map(); // pointer -> bytes, every allocation not yet freed
 
+/** Rounds a byte count up to the 8-byte alignment of every staged array (no 32-bit bitwise ops: sizes reach 2^32). */
+const align8 = (bytes) => Math.ceil(bytes / 8) * 8;
+
+// Addresses are unsigned: wasm returns an i32, negative from 2 GiB on, so `>>> 0`.
+// The allocator (src/wasm/malloc.c) returns 0 for a block that does not fit in
+// the memory it can grow to; a size of 2^32 or more would wrap as an i32
+// argument, so it never reaches the allocator.
 function malloc(fn, bytes) {
-  const ptr = wasm(fn).exports.malloc(Math.max(bytes, 8));
-  if (ptr === 0) throw new RangeError(`posenc.${fn}: could not allocate ${bytes} bytes of wasm memory`);
+  const ptr = bytes < MAX_MEMORY ? wasm(fn).exports.malloc(Math.max(bytes, 8)) >>> 0 : 0;
+  if (ptr === 0) {
+    throw new RangeError(
+      `posenc.${fn}: could not allocate ${bytes} bytes of wasm memory (${allocatedBytes()} bytes are in use; wasm memory holds at most ${MAX_MEMORY} bytes, 4 GiB)`,
+    );
+  }
   sizes.set(ptr, bytes);
   return ptr;
 }
@@ -143,9 +165,13 @@ function release(fn, ptr) {
  */
 export function memoryStats() {
   const { memory } = wasm('memoryStats');
-  let allocatedBytes = 0;
-  for (const bytes of sizes.values()) allocatedBytes += bytes;
-  return { memoryBytes: memory.buffer.byteLength, allocatedBytes, liveArrays: live.size };
+  return { memoryBytes: memory.buffer.byteLength, allocatedBytes: allocatedBytes(), liveArrays: live.size };
+}
+
+function allocatedBytes() {
+  let total = 0;
+  for (const bytes of sizes.values()) total += bytes;
+  return total;
 }
 
 /** A short description of a value for error messages. */
@@ -191,7 +217,7 @@ export function heapCall(fn, buffers, compute) {
   buffers.forEach((b, i) => {
     const bytes = b.length * CONSTRUCTORS[b.type].BYTES_PER_ELEMENT;
     pointers[i] = b.address ?? inPlaceAddress(fn, b.array, bytes);
-    if (pointers[i] === 0) staged += (bytes + 7) & ~7;
+    if (pointers[i] === 0) staged += align8(bytes);
   });
   const inPlace = pointers.map((p) => p !== 0);
   // Even an empty staged array gets a real (non-NULL) address.
@@ -202,7 +228,7 @@ export function heapCall(fn, buffers, compute) {
     buffers.forEach((b, i) => {
       if (pointers[i] !== 0) return;
       pointers[i] = next;
-      next += (b.length * CONSTRUCTORS[b.type].BYTES_PER_ELEMENT + 7) & ~7;
+      next += align8(b.length * CONSTRUCTORS[b.type].BYTES_PER_ELEMENT);
       if (b.copyIn) new CONSTRUCTORS[b.type](memory.buffer, pointers[i], b.length).set(b.array.subarray(0, b.length));
     });
     const status = compute(...pointers);

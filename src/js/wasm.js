@@ -1,6 +1,8 @@
 // wasm.js: instantiates posenc's WebAssembly module and owns the one instance.
-// The module is a standalone wasm (no Emscripten glue, see DESIGN.md); its only
-// import is the memory-growth notice, after which `_initialize` must run.
+// The module is a standalone wasm without Emscripten's JS glue (the glue of
+// Emscripten 3.1.6 fails on Node.js 20: its ES module uses __dirname, its
+// CommonJS one fetch()es a file path). It imports nothing; `_initialize` must
+// run once after instantiation.
 // Two builds ship inline: WASM SIMD (this file) and a baseline for engines
 // without SIMD, loaded only when needed. Both give bit-identical results.
 import { wasmBase64 } from '../../build/wasm-inline.js';
@@ -15,12 +17,9 @@ function decodeBase64(text) {
   return bytes;
 }
 
-const imports = {
-  env: {
-    // Views are derived from memory.buffer at every use, so growth needs no work here.
-    emscripten_notify_memory_growth() {},
-  },
-};
+// No imports: memory grows inside the module (src/wasm/malloc.c), and views are
+// derived from memory.buffer at every use, so growth needs no notice.
+const imports = {};
 
 const tag = (x) => Object.prototype.toString.call(x);
 
