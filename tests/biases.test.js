@@ -12,10 +12,12 @@ describe('alibiSlopes', () => {
   test.each(ref.alibiSlopes.map((c) => [c.heads, c.maxBias, c.slopes]))(
     'heads %i, maxBias %i: the paper rule, within one double ulp',
     (heads, maxBias, slopes) => {
-      const s = posenc.alibiSlopes(heads, maxBias === 8 ? undefined : { maxBias });
+      const s = posenc.alibiSlopes(maxBias === 8 ? { heads } : { heads, maxBias });
       expect(s).toBeInstanceOf(Float64Array);
       expect(s.length).toBe(heads);
       s.forEach((v, h) => expect(Math.abs(v / slopes[h] - 1)).toBeLessThanOrEqual(2 ** -52));
+      // the shorthand alibiSlopes(heads, { maxBias }) gives the same
+      expect(posenc.alibiSlopes(heads, maxBias === 8 ? undefined : { maxBias })).toEqual(s);
     },
   );
 
@@ -27,6 +29,12 @@ describe('alibiSlopes', () => {
     expect(s[8]).toBeGreaterThan(s[0]); // the extra block starts above the main one: not sorted
     // powers of two: exact powers of two when 8 (h + 1) / n is an integer
     expect(Array.from(posenc.alibiSlopes(8))).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((k) => 2 ** -k));
+    expect(Array.from(posenc.alibiSlopes(4, { maxBias: 16 }))).toEqual([2 ** -4, 2 ** -8, 2 ** -12, 2 ** -16]);
+  });
+
+  test('an options object like every function, { heads, maxBias? }; the number shorthand stays', () => {
+    expect(Array.from(posenc.alibiSlopes({ heads: 8 }))).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((k) => 2 ** -k));
+    expect(Array.from(posenc.alibiSlopes({ heads: 4, maxBias: 16 }))).toEqual([2 ** -4, 2 ** -8, 2 ** -12, 2 ** -16]);
     expect(Array.from(posenc.alibiSlopes(4, { maxBias: 16 }))).toEqual([2 ** -4, 2 ** -8, 2 ** -12, 2 ** -16]);
   });
 });
@@ -179,6 +187,12 @@ const CASES = [
   ['alibiSlopes', () => posenc.alibiSlopes(4, { maxBias: '8' }), TypeError, 'maxBias'],
   ['alibiSlopes', () => posenc.alibiSlopes(4, { maxbias: 8 }), TypeError, 'maxbias'],
   ['alibiSlopes', () => posenc.alibiSlopes(4, null), TypeError, 'options'],
+  ['alibiSlopes', () => posenc.alibiSlopes({ heads: 0 }), RangeError, 'heads'],
+  ['alibiSlopes', () => posenc.alibiSlopes({ maxBias: 8 }), TypeError, 'heads'],
+  ['alibiSlopes', () => posenc.alibiSlopes({ heads: 4, maxBias: 0 }), RangeError, 'maxBias'],
+  ['alibiSlopes', () => posenc.alibiSlopes({ heads: 4 }, { maxBias: 8 }), TypeError, 'second argument'],
+  ['alibiSlopes', () => posenc.alibiSlopes(4, { heads: 4 }), TypeError, "unknown option 'heads'"],
+  ['alibiSlopes', () => posenc.alibiSlopes(), TypeError, 'options'],
   ['alibiBias', () => posenc.alibiBias({ heads: 0, queryLength: 4 }), RangeError, 'heads'],
   ['alibiBias', () => posenc.alibiBias({ queryLength: 4 }), TypeError, 'heads'],
   ['alibiBias', () => posenc.alibiBias({ heads: 2, queryLength: -1 }), RangeError, 'queryLength'],

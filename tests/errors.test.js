@@ -245,9 +245,9 @@ const TABLE = [
   },
   {
     fn: 'alibiSlopes',
-    args: () => ({ heads: 8, options: { maxBias: 8 } }),
-    call: (a) => posenc.alibiSlopes(a.heads, a.options),
-    params: { '#heads': int(1, I32), maxBias: num({ above: 0 }) },
+    args: () => ({ options: { heads: 8, maxBias: 8 } }),
+    call: (a) => posenc.alibiSlopes(a.options),
+    params: { heads: int(1, I32), maxBias: num({ above: 0 }) },
   },
   {
     fn: 'alibiBias',
@@ -404,8 +404,9 @@ const generic = [];
 const NO_OPTIONS = ['allocate', 'readSafetensors'];
 for (const entry of TABLE) {
   if (NO_OPTIONS.includes(entry.fn)) continue;
-  const optional = ['alibiSlopes', 'ropeFromConfig', 'softmax', 'writeSafetensors'].includes(entry.fn); // options = {} by default
+  const optional = ['ropeFromConfig', 'softmax', 'writeSafetensors'].includes(entry.fn); // options = {} by default
   for (const o of [null, 5, 'x', [], new Float32Array(2), ...(optional ? [] : [undefined])]) {
+    if (entry.fn === 'alibiSlopes' && o === 5) continue; // alibiSlopes(5): the number-of-heads shorthand
     // writeSafetensors reads a typed array's indices as option keys: "unknown option '0'"
     const names = entry.fn === 'writeSafetensors' && ArrayBuffer.isView(o) ? ['option'] : ['options'];
     generic.push({ entry, what: `options ${o === undefined ? 'undefined' : ArrayBuffer.isView(o) ? 'a Float32Array' : JSON.stringify(o) ?? String(o)}`, patch: (a) => { a.options = o; }, Err: TypeError, names });

@@ -22,7 +22,7 @@ test('a compute call before init() throws an Error that says to call it', () => 
 test('init rejects sources it cannot load, and a failed init can be retried', async () => {
   await expect(posenc.init({ wasm: 42 })).rejects.toThrow(TypeError);
   await expect(posenc.init({ wasm: new Uint8Array([0, 1, 2, 3]) })).rejects.toThrow(WebAssembly.CompileError);
-  await expect(posenc.init(5)).rejects.toThrow(/options must be an object/);
+  await expect(posenc.init(5)).rejects.toThrow(/expects an options object/);
   expect(posenc.isReady()).toBe(false);
 });
 
@@ -32,6 +32,8 @@ test('init from a compiled WebAssembly.Module, then idempotent', async () => {
   const second = posenc.init(); // while the first is under way: the same load
   await Promise.all([first, second]);
   expect(posenc.isReady()).toBe(true);
-  await posenc.init({ wasm: new Uint8Array([1, 2, 3]) }); // ignored once ready
+  await posenc.init({ wasm: module }); // the same source: the same load
+  // another source once ready is an error naming what is loaded (tests/init-options.test.js)
+  await expect(posenc.init({ wasm: new Uint8Array([1, 2, 3]) })).rejects.toThrow(/'custom'/);
   expect(posenc.sinusoidal({ length: 2, dModel: 2 })[2]).toBe(Math.fround(Math.sin(1)));
 });

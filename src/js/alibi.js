@@ -1,10 +1,14 @@
 // alibi.js: ALiBi slopes and biases (Press et al. 2022; formulas in include/posenc.h).
-import { heapCall } from './heap.js';
+import { describe, heapCall } from './heap.js';
 import { wasm } from './wasm.js';
-import { INT32_MAX, boolean, checkLength, elementCount, integer, number, readOptions, typedArray } from './params.js';
+import {
+  INT32_MAX, boolean, checkLength, elementCount, integer, isOptionsObject, number, readOptions, typedArray,
+} from './params.js';
 
 const maxBias = number({ above: 0, default: 8 });
 const headsParam = integer(1, INT32_MAX);
+
+const slopesSpec = { heads: headsParam, maxBias };
 
 /**
  * The ALiBi slope m_h of every head, by the paper's reference code
@@ -12,19 +16,35 @@ const headsParam = integer(1, INT32_MAX);
  * head count n, m_h = 2^(-maxBias * (h + 1) / n); otherwise the p slopes of
  * the largest power of two p < n, then the odd-numbered slopes of 2p (1st,
  * 3rd, ...), unsorted: heads = 3 gives [1/16, 1/256, 1/4].
- * @param {number} heads  attention heads, >= 1
- * @param {{ maxBias?: number }} [options]  maxBias > 0, default 8 (the paper's)
+ * Called as alibiSlopes({ heads, maxBias? }), like every function; the
+ * shorthand alibiSlopes(heads, { maxBias? }) gives the same.
+ * @param {{ heads: number, maxBias?: number } | number} options  heads >= 1;
+ *   maxBias > 0, default 8 (the paper's). A number is the shorthand's heads.
+ * @param {{ maxBias?: number }} [shorthandOptions]  only with a number first
  * @returns {Float64Array} the exact slopes, one per head
  */
-export function alibiSlopes(heads, options = {}) {
+export function alibiSlopes(options, shorthandOptions) {
   const fn = 'alibiSlopes';
-  headsParam.check(fn, 'heads', heads);
-  const o = readOptions(fn, options, { maxBias });
-  const n = elementCount(fn, { heads }, 8);
+  let o;
+  if (typeof options === 'number') {
+    headsParam.check(fn, 'heads', options);
+    o = { heads: options, ...readOptions(fn, shorthandOptions === undefined ? {} : shorthandOptions, { maxBias }) };
+  } else {
+    if (!isOptionsObject(options)) {
+      throw new TypeError(`posenc.${fn}: expects an options object { heads, maxBias? } (or a number of heads), got ${describe(options)}`);
+    }
+    if (shorthandOptions !== undefined) {
+      throw new TypeError(
+        `posenc.${fn}: takes one options object { heads, maxBias? } (a second argument only follows the shorthand alibiSlopes(heads, { maxBias? })), got a second argument ${describe(shorthandOptions)}`,
+      );
+    }
+    o = readOptions(fn, options, slopesSpec);
+  }
+  const n = elementCount(fn, { heads: o.heads }, 8);
   const { exports } = wasm(fn);
   const out = new Float64Array(n);
   heapCall(fn, [{ array: out, type: 'float64', length: n, copyOut: true }], (ptr) =>
-    exports.posenc_alibi_slopes(ptr, n, heads, o.maxBias),
+    exports.posenc_alibi_slopes(ptr, n, o.heads, o.maxBias),
   );
   return out;
 }

@@ -4,7 +4,7 @@
 // keeps the encoder's wasm buffers until dispose().
 import { WasmArray, allocate, describe, heapCall, typeOf } from './heap.js';
 import { wasm } from './wasm.js';
-import { INT32_MAX, boolean, elementCount, integer, number, oneOf, readOptions, typedArray } from './params.js';
+import { INT32_MAX, boolean, elementCount, integer, number, oneOf, readOptions, snapshot, typedArray } from './params.js';
 import { ROPE_LAYOUTS, ropeFrequencies } from './rope.js';
 import { LAYOUTS } from './sinusoidal.js';
 import { parseSafetensors } from './safetensors.js';
@@ -41,16 +41,17 @@ const POSITIONAL = {
 };
 
 /** Reads `positional` ({ type, ...options }) for an encoder with headDim features per head. */
-function readPositional(fn, positional, dModel, headDim) {
+function readPositional(fn, options, dModel, headDim) {
   const types = POSITIONAL_TYPES.map((t) => `'${t}'`).join(', ');
-  if (!isPlainObject(positional)) {
-    throw fail(TypeError, fn, 'positional', `an object { type, ... } with type one of ${types}`, positional);
+  if (!isPlainObject(options)) {
+    throw fail(TypeError, fn, 'positional', `an object { type, ... } with type one of ${types}`, options);
   }
+  const positional = snapshot(options); // each key read once, own keys only
   if (positional.type === undefined) throw new TypeError(`posenc.${fn}: positional.type is required (one of ${types})`);
   const type = oneOf(POSITIONAL_TYPES).check(fn, 'positional.type', positional.type);
   const spec = POSITIONAL[type];
   for (const key of Object.keys(positional)) {
-    if (key !== 'type' && !(key in spec)) {
+    if (key !== 'type' && !Object.hasOwn(spec, key)) {
       throw new TypeError(
         `posenc.${fn}: unknown option 'positional.${key}' for type '${type}' (known: ${['type', ...Object.keys(spec)].join(', ')})`,
       );

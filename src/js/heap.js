@@ -10,6 +10,14 @@ const live = new Map(); // pointer -> WasmArray, the allocations handed out
 
 export const typeOf = (x) => Object.prototype.toString.call(x).slice(8, -1);
 
+// %TypedArray%.prototype[Symbol.toStringTag] is a getter that reads an
+// array's internal type name, undefined for anything else: a brand check that
+// runs no user code (an object's own Symbol.toStringTag, a proxy's traps) and
+// works across realms, unlike instanceof.
+const typedArrayTag = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Int8Array.prototype), Symbol.toStringTag).get;
+/** The type name of a real typed array ('Float32Array', ...), undefined for anything else. */
+export const typedArrayType = (x) => typedArrayTag.call(x);
+
 /**
  * An array that lives in wasm memory: compute functions read and write it in
  * place, with no copy. Read it through `.array`, which is re-derived whenever
@@ -66,9 +74,14 @@ export class WasmArray {
     if (live.get(this.#ptr) !== this) throw new TypeError(`posenc.${fn}: a WasmArray not made by posenc.allocate()`);
   }
 
+  /** @internal True for an object made by this class (live, freed or hand-made): a brand check, no user code runs. */
+  static isBranded(x) {
+    return x !== null && typeof x === 'object' && #ptr in x;
+  }
+
   /** @internal 'live', 'freed', or 'foreign' (built by hand, or Object.create(WasmArray.prototype)) */
   static state(x) {
-    if (x === null || typeof x !== 'object' || !(#ptr in x)) return 'foreign';
+    if (!WasmArray.isBranded(x)) return 'foreign';
     if (x.#ptr === 0) return 'freed';
     return live.get(x.#ptr) === x ? 'live' : 'foreign';
   }
@@ -81,7 +94,7 @@ export class WasmArray {
  * Returns [error class, what it is].
  */
 export function arrayProblem(array) {
-  if (array instanceof WasmArray) {
+  if (WasmArray.isBranded(array)) {
     const state = WasmArray.state(array);
     if (state === 'foreign') return [TypeError, 'a WasmArray that posenc.allocate() did not make'];
     return state === 'freed' ? [RangeError, 'a WasmArray used after free()'] : null;

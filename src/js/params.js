@@ -3,7 +3,7 @@
 // returns the values with defaults filled in. Wrong types raise TypeError, bad
 // values RangeError, and every message names the function, the parameter, what
 // is allowed and what was given.
-import { WasmArray, arrayProblem, describe, typeOf, MAX_BYTES } from './heap.js';
+import { WasmArray, arrayProblem, describe, typedArrayType, MAX_BYTES } from './heap.js';
 
 const fail = (Err, fn, name, allowed, value) =>
   new Err(`posenc.${fn}: ${name} must be ${allowed}, got ${describe(value)}`);
@@ -77,14 +77,16 @@ export const typedArray = (type, extra = {}) => ({
   type,
   check(fn, name, v) {
     const tagName = { float32: 'Float32Array', int32: 'Int32Array', float64: 'Float64Array' }[type];
-    if (v instanceof WasmArray ? v.type !== type : typeOf(v) !== tagName) {
+    // brand checks: no user code runs between the snapshot of the options and their use
+    const wasmArray = WasmArray.isBranded(v);
+    if (wasmArray ? v.type !== type : typedArrayType(v) !== tagName) {
       throw fail(TypeError, fn, name, `a ${tagName} or a '${type}' WasmArray`, v);
     }
     // freed or hand-made WasmArrays, views of freed wasm memory: never used in place
     const problem = arrayProblem(v);
     if (problem) throw new problem[0](`posenc.${fn}: ${name} is ${problem[1]}`);
     // a detached array reads as empty: it would pass for an empty input and hide the caller's bug
-    if (!(v instanceof WasmArray) && isDetached(v)) {
+    if (!wasmArray && isDetached(v)) {
       throw new RangeError(
         `posenc.${fn}: ${name}'s buffer is detached (transferred, or a view of wasm memory from before it grew: read WasmArray.array again)`,
       );
@@ -93,22 +95,41 @@ export const typedArray = (type, extra = {}) => ({
   },
 });
 
+/** True for an object that can hold options: not null, an array or a typed array. */
+export const isOptionsObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && !ArrayBuffer.isView(v);
+
 /**
- * Reads an options object against its spec. Unknown keys are an error (a typo
- * such as `dmodel` would otherwise silently fall back to a default).
+ * A snapshot of an options object: its own enumerable properties, each read
+ * exactly once, in an object without a prototype. Checks and use both read
+ * the snapshot, so a getter runs once, before any check: it cannot change a
+ * value, free a WasmArray or detach a view (by growing wasm memory) between
+ * the check of a value and its use. Inherited names ('constructor',
+ * 'toString') are not options; an own '__proto__' is an ordinary key.
+ */
+export function snapshot(options) {
+  const copy = Object.create(null);
+  for (const key of Object.keys(options)) copy[key] = options[key];
+  return copy;
+}
+
+/**
+ * Reads an options object against its spec, from a snapshot (see snapshot).
+ * Unknown keys are an error (a typo such as `dmodel` would otherwise silently
+ * fall back to a default); only the spec's own keys are known.
  */
 export function readOptions(fn, options, spec) {
-  if (options === null || typeof options !== 'object' || Array.isArray(options) || ArrayBuffer.isView(options)) {
+  if (!isOptionsObject(options)) {
     throw new TypeError(`posenc.${fn}: expects an options object, got ${describe(options)}`);
   }
-  for (const key of Object.keys(options)) {
-    if (!(key in spec)) {
+  const given = snapshot(options);
+  for (const key of Object.keys(given)) {
+    if (!Object.hasOwn(spec, key)) {
       throw new TypeError(`posenc.${fn}: unknown option '${key}' (known: ${Object.keys(spec).join(', ')})`);
     }
   }
   const values = {};
   for (const [name, p] of Object.entries(spec)) {
-    const v = options[name];
+    const v = given[name];
     if (v === undefined) {
       if ('default' in p) values[name] = p.default;
       else if (p.optional) values[name] = undefined;

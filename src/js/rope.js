@@ -4,7 +4,8 @@
 import { WasmArray, describe, heapCall, inPlaceAddress, typeOf } from './heap.js';
 import { wasm } from './wasm.js';
 import {
-  INT32_MAX, INT32_MIN, boolean, checkLength, elementCount, integer, number, oneOf, readOptions, typedArray,
+  INT32_MAX, INT32_MIN, boolean, checkLength, elementCount, integer, isOptionsObject, number, oneOf, readOptions, snapshot,
+  typedArray,
 } from './params.js';
 
 /** Scaling types, in the order of the C enum posenc_rope_type. */
@@ -36,10 +37,11 @@ const factorList = () => ({
       throw fail(TypeError, fn, name, allowed, v);
     }
     const out = new Float64Array(v.length);
-    for (let i = 0; i < v.length; i++) {
-      if (typeof v[i] !== 'number') throw fail(TypeError, fn, `${name}[${i}]`, 'a finite number > 0', v[i]);
-      if (!(Number.isFinite(v[i]) && v[i] > 0)) throw fail(RangeError, fn, `${name}[${i}]`, 'a finite number > 0', v[i]);
-      out[i] = v[i];
+    for (let i = 0; i < out.length; i++) {
+      const x = v[i]; // read once: an accessor could answer differently each time
+      if (typeof x !== 'number') throw fail(TypeError, fn, `${name}[${i}]`, 'a finite number > 0', x);
+      if (!(Number.isFinite(x) && x > 0)) throw fail(RangeError, fn, `${name}[${i}]`, 'a finite number > 0', x);
+      out[i] = x;
     }
     return out;
   },
@@ -90,17 +92,18 @@ const SCALING = {
  * Reads a scaling object ({ type, ...parameters }) for a rotary dimension.
  * `label` names a parameter in messages (ropeFromConfig names config keys).
  */
-function readScaling(fn, scaling, rotaryDim, label = (key) => `scaling.${key}`) {
-  if (scaling === undefined || scaling === null) return { type: 'default' };
-  if (typeof scaling !== 'object' || Array.isArray(scaling) || ArrayBuffer.isView(scaling)) {
-    throw fail(TypeError, fn, 'scaling', "an object such as { type: 'linear', factor: 2 }", scaling);
+function readScaling(fn, options, rotaryDim, label = (key) => `scaling.${key}`) {
+  if (options === undefined || options === null) return { type: 'default' };
+  if (!isOptionsObject(options)) {
+    throw fail(TypeError, fn, 'scaling', "an object such as { type: 'linear', factor: 2 }", options);
   }
+  const scaling = snapshot(options);
   const allowedTypes = ROPE_TYPES.map((t) => `'${t}'`).join(', ');
   if (scaling.type === undefined) throw new TypeError(`posenc.${fn}: ${label('type')} is required (one of ${allowedTypes})`);
   const type = oneOf(ROPE_TYPES).check(fn, label('type'), scaling.type);
   const spec = SCALING[type];
   for (const key of Object.keys(scaling)) {
-    if (key !== 'type' && !(key in spec)) {
+    if (key !== 'type' && !Object.hasOwn(spec, key)) {
       throw new TypeError(
         `posenc.${fn}: unknown option '${label(key)}' for scaling type '${type}' (known: ${['type', ...Object.keys(spec)].join(', ')})`,
       );
@@ -299,34 +302,37 @@ export function ropeCache(options) {
   checkLastPosition(fn, offset, length, 'length');
   const half = o.rotaryDim / 2;
   const n = elementCount(fn, { length, 'rotaryDim / 2': half });
-  let out = o.out;
+  let out = o.out; // the caller's object, returned; its arrays are read once, into `arrays`
+  let arrays;
   if (out !== undefined) {
-    if (out === null || typeof out !== 'object' || ArrayBuffer.isView(out) || out instanceof WasmArray) {
+    if (!isOptionsObject(out) || out instanceof WasmArray) {
       throw new TypeError(`posenc.${fn}: out must be an object { cos, sin } of two Float32Arrays (or 'float32' WasmArrays), got ${describe(out)}`);
     }
-    for (const key of Object.keys(out)) {
+    arrays = snapshot(out);
+    for (const key of Object.keys(arrays)) {
       if (key !== 'cos' && key !== 'sin') throw new TypeError(`posenc.${fn}: unknown key 'out.${key}' (out is { cos, sin })`);
     }
-    typedArray('float32').check(fn, 'out.cos', out.cos);
-    typedArray('float32').check(fn, 'out.sin', out.sin);
-    checkLength(fn, 'out.cos', out.cos, n);
-    checkLength(fn, 'out.sin', out.sin, n);
-    checkDisjoint(fn, 'out.cos', out.cos, 'out.sin', out.sin);
+    typedArray('float32').check(fn, 'out.cos', arrays.cos);
+    typedArray('float32').check(fn, 'out.sin', arrays.sin);
+    checkLength(fn, 'out.cos', arrays.cos, n);
+    checkLength(fn, 'out.sin', arrays.sin, n);
+    checkDisjoint(fn, 'out.cos', arrays.cos, 'out.sin', arrays.sin);
     if (o.positions) {
-      checkDisjoint(fn, 'positions', o.positions, 'out.cos', out.cos);
-      checkDisjoint(fn, 'positions', o.positions, 'out.sin', out.sin);
+      checkDisjoint(fn, 'positions', o.positions, 'out.cos', arrays.cos);
+      checkDisjoint(fn, 'positions', o.positions, 'out.sin', arrays.sin);
     }
   }
   // addresses of caller arrays in wasm memory, taken before frequencies() allocates
   // (growing memory detaches every view of it, the caller's included)
   const at = (a, bytes) => (a === undefined ? undefined : inPlaceAddress(fn, a, bytes));
-  const address = { cos: at(out?.cos, 4 * n), sin: at(out?.sin, 4 * n), positions: at(o.positions, 4 * length) };
+  const address = { cos: at(arrays?.cos, 4 * n), sin: at(arrays?.sin, 4 * n), positions: at(o.positions, 4 * length) };
   const { invFreq, attentionFactor } = frequencies(fn, o.rotaryDim, o.base, sc, impliedSeqLength(sc, offset, length, o.positions));
   out ??= { cos: new Float32Array(n), sin: new Float32Array(n) };
+  arrays ??= out;
   const { exports } = wasm(fn);
   const buffers = [
-    { array: out.cos, type: 'float32', length: n, copyOut: true, address: address.cos },
-    { array: out.sin, type: 'float32', length: n, copyOut: true, address: address.sin },
+    { array: arrays.cos, type: 'float32', length: n, copyOut: true, address: address.cos },
+    { array: arrays.sin, type: 'float32', length: n, copyOut: true, address: address.sin },
     { array: invFreq, type: 'float64', length: half, copyIn: true },
   ];
   if (o.positions) buffers.push({ array: o.positions, type: 'int32', length, copyIn: true, address: address.positions });

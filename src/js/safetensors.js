@@ -10,6 +10,7 @@
 // are read (F64, F32, F16, BF16, converted to Float32Array) and written (F32,
 // F16, BF16, rounded to nearest even). Pure JS: no wasm, no init() needed.
 import { describe, typeOf } from './heap.js';
+import { isOptionsObject, readOptions, snapshot } from './params.js';
 
 /** The dtypes readSafetensors converts and writeSafetensors writes. */
 export const SAFETENSORS_DTYPES = ['F32', 'F16', 'BF16', 'F64'];
@@ -18,6 +19,13 @@ const BYTES = { F64: 8, F32: 4, F16: 2, BF16: 2 };
 const MAX_HEADER = 100_000_000;
 
 const fail = (Err, fn, what, message) => new Err(`posenc.${fn}: ${what} ${message}`);
+
+// Tensor names are the file's keys, any string: '__proto__' included. Stored
+// with defineProperty, a name is always an own property of an ordinary
+// object (an assignment `o['__proto__'] = v` would set o's prototype instead).
+function setOwn(object, key, value) {
+  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+}
 
 // ---------------------------------------------------------------- half floats
 
@@ -159,7 +167,7 @@ export function parseSafetensors(fn, what, input) {
         }
       }
     }
-    tensors[name] = { dtype, shape: [...shape], data };
+    setOwn(tensors, name, { dtype, shape: [...shape], data });
   }
   return { tensors, metadata };
 }
@@ -191,33 +199,39 @@ export function readSafetensors(bytes) {
  * @param {{ metadata?: Record<string, string> }} [options]
  * @returns {Uint8Array}
  */
+const stringMap = {
+  optional: true,
+  check(fn, name, v) {
+    const map = isOptionsObject(v) ? snapshot(v) : null;
+    if (!map || !Object.values(map).every((x) => typeof x === 'string')) {
+      throw new TypeError(`posenc.${fn}: ${name} must map strings to strings, got ${describe(v)}`);
+    }
+    return map;
+  },
+};
+
 export function writeSafetensors(tensors, options = {}) {
   const fn = 'writeSafetensors';
-  if (!isObject(tensors) || ArrayBuffer.isView(tensors)) {
+  if (!isOptionsObject(tensors)) {
     throw new TypeError(`posenc.${fn}: tensors must be an object { name: { shape, data, dtype? } }, got ${describe(tensors)}`);
   }
-  if (!isObject(options) || ArrayBuffer.isView(options)) throw new TypeError(`posenc.${fn}: expects an options object, got ${describe(options)}`);
-  for (const key of Object.keys(options)) {
-    if (key !== 'metadata') throw new TypeError(`posenc.${fn}: unknown option '${key}' (known: metadata)`);
-  }
-  const { metadata } = options;
-  if (metadata !== undefined && (!isObject(metadata) || !Object.values(metadata).every((v) => typeof v === 'string'))) {
-    throw new TypeError(`posenc.${fn}: metadata must map strings to strings, got ${describe(metadata)}`);
-  }
-  const header = metadata ? { __metadata__: metadata } : {};
+  const { metadata } = readOptions(fn, options, { metadata: stringMap });
+  const header = {};
+  if (metadata) setOwn(header, '__metadata__', { ...metadata });
   const parts = [];
   let offset = 0;
-  for (const [name, t] of Object.entries(tensors)) {
+  for (const [name, t] of Object.entries(snapshot(tensors))) {
     if (name === '__metadata__') throw new RangeError(`posenc.${fn}: '__metadata__' is reserved, not a tensor name`);
-    const tensor = typeOf(t) === 'Float32Array' ? { shape: [t.length], data: t } : t;
     const what = `tensors['${name}']`;
-    if (!isObject(tensor) || ArrayBuffer.isView(tensor)) {
+    const tensor = typeOf(t) === 'Float32Array' ? { shape: [t.length], data: t } : isOptionsObject(t) ? snapshot(t) : null;
+    if (!tensor) {
       throw new TypeError(`posenc.${fn}: ${what} must be { shape, data, dtype? } or a Float32Array, got ${describe(t)}`);
     }
     for (const key of Object.keys(tensor)) {
       if (!['shape', 'data', 'dtype'].includes(key)) throw new TypeError(`posenc.${fn}: unknown key '${key}' in ${what} (known: shape, data, dtype)`);
     }
-    const { shape, data } = tensor;
+    const { data } = tensor;
+    const shape = Array.isArray(tensor.shape) ? tensor.shape.slice() : tensor.shape; // each dimension read once
     const dtype = tensor.dtype ?? 'F32';
     if (!['F32', 'F16', 'BF16'].includes(dtype)) {
       throw new RangeError(`posenc.${fn}: ${what}.dtype must be one of 'F32', 'F16', 'BF16', got ${describe(dtype)}`);
@@ -233,8 +247,8 @@ export function writeSafetensors(tensors, options = {}) {
       throw new RangeError(`posenc.${fn}: ${what}.data must have ${count} elements (shape [${shape.join(', ')}]), got ${data.length}`);
     }
     const size = count * BYTES[dtype];
-    header[name] = { dtype, shape: [...shape], data_offsets: [offset, offset + size] };
-    parts.push({ dtype, data, at: offset });
+    setOwn(header, name, { dtype, shape, data_offsets: [offset, offset + size] });
+    parts.push({ dtype, data, count, at: offset });
     offset += size;
   }
   let json = new TextEncoder().encode(JSON.stringify(header));
@@ -246,15 +260,16 @@ export function writeSafetensors(tensors, options = {}) {
   out.fill(0x20, 8 + json.length, 8 + padded);
   json = null;
   const start = 8 + padded;
-  for (const { dtype, data, at } of parts) {
-    for (let i = 0; i < data.length; i++) {
+  for (const { dtype, data, count, at } of parts) {
+    for (let i = 0; i < count; i++) {
       const o = start + at + i * BYTES[dtype];
-      if (typeof data[i] !== 'number') {
-        throw new TypeError(`posenc.${fn}: tensor data must be numbers, got ${describe(data[i])} at index ${i}`);
+      const x = data[i]; // read once: an accessor could answer differently each time
+      if (typeof x !== 'number') {
+        throw new TypeError(`posenc.${fn}: tensor data must be numbers, got ${describe(x)} at index ${i}`);
       }
-      if (dtype === 'F32') view.setFloat32(o, data[i], true);
-      else if (dtype === 'F16') view.setUint16(o, toF16(data[i]), true);
-      else view.setUint16(o, toBF16(data[i]), true);
+      if (dtype === 'F32') view.setFloat32(o, x, true);
+      else if (dtype === 'F16') view.setUint16(o, toF16(x), true);
+      else view.setUint16(o, toBF16(x), true);
     }
   }
   return out;

@@ -6,6 +6,7 @@
 // Two builds ship inline: WASM SIMD (this file) and a baseline for engines
 // without SIMD, loaded only when needed. Both give bit-identical results.
 import { wasmBase64 } from '../../build/wasm-inline.js';
+import { boolean, readOptions } from './params.js';
 
 let instance = null; // { exports, memory } once init() has resolved
 let pending = null; // the promise of a first init() still under way
@@ -70,34 +71,77 @@ async function instantiateFrom(source) {
   );
 }
 
+// What the first init() asked for, { build, wasm }: later calls must ask for
+// nothing or for the same. build is 'simd', 'baseline' or 'custom' (options.wasm).
+let requested = null;
+
+const isSource = (v) =>
+  typeof v === 'string' || ArrayBuffer.isView(v) ||
+  ['[object URL]', '[object Promise]', '[object Response]', '[object ArrayBuffer]', '[object WebAssembly.Module]'].includes(tag(v));
+
+// The same source: the same object, or URLs with the same text.
+const sameSource = (a, b) => a === b || (isURL(a) && isURL(b) && String(a) === String(b));
+const isURL = (v) => typeof v === 'string' || tag(v) === '[object URL]';
+
+/** The build options ask for, or null when they leave it open (init() joins whatever is loaded). */
+function requestOf(o) {
+  if (o.wasm !== undefined) return { build: 'custom', wasm: o.wasm };
+  if (o.simd === undefined) return null;
+  return { build: o.simd && simdSupported() ? 'simd' : 'baseline' };
+}
+
+const describeRequest = (r) => (r.build === 'custom' ? 'the wasm given as options.wasm' : `the '${r.build}' build`);
+
 /**
  * Loads the WebAssembly module. Call once and await it before any compute
- * function; later calls return at once (idempotent).
+ * function. Later calls (while loading or after) resolve with the same load
+ * when they ask for nothing else: init() and init({}) always; the same
+ * options.wasm, or a simd that gives the build already chosen. Asking for
+ * another build or another wasm is an Error naming what is loaded.
  * @param {{ wasm?: string | URL | Response | BufferSource | WebAssembly.Module, simd?: boolean }} [options]
  *   wasm: where to load the module from; by default the bytes inlined in the
  *   package, the SIMD build where the engine supports it. simd: false forces
- *   the baseline build of the inline bytes (results are bit-identical).
+ *   the baseline build of the inline bytes (results are bit-identical); it
+ *   has no effect with wasm.
  */
 export async function init(options = {}) {
-  if (options === null || typeof options !== 'object') {
-    throw new TypeError(`posenc.init: options must be an object, got ${options === null ? 'null' : typeof options}`);
+  const fn = 'init';
+  const source = {
+    optional: true,
+    check(f, name, v) {
+      if (!isSource(v)) {
+        throw new TypeError(
+          `posenc.${f}: ${name} must be a URL, a string URL, a Response, bytes (ArrayBuffer or Uint8Array) or a WebAssembly.Module, got ${tag(v)}`,
+        );
+      }
+      return v;
+    },
+  };
+  const o = readOptions(fn, options, { wasm: source, simd: boolean({ optional: true }) });
+  const request = requestOf(o);
+  if (instance || pending) {
+    const same = request === null ||
+      (request.build === requested.build && (request.build !== 'custom' || sameSource(request.wasm, requested.wasm)));
+    if (!same) {
+      throw new Error(
+        `posenc.${fn}: ${describeRequest(requested)} is ${instance ? `already loaded (wasmBuild() is '${build}')` : 'loading (an earlier init() asked for it)'}; ` +
+          `these options ask for ${describeRequest(request)}: options apply to the first init() only`,
+      );
+    }
+    return pending;
   }
-  if (options.simd !== undefined && typeof options.simd !== 'boolean') {
-    throw new TypeError(`posenc.init: simd must be true or false, got ${typeof options.simd}`);
-  }
-  if (instance) return;
-  if (!pending) {
-    pending = instantiate(options.wasm, options.simd !== false).then(
-      (inst) => {
-        inst.exports._initialize();
-        instance = { exports: inst.exports, memory: inst.exports.memory };
-      },
-      (error) => {
-        pending = null; // a failed init may be retried
-        throw error;
-      },
-    );
-  }
+  requested = request ?? { build: simdSupported() ? 'simd' : 'baseline' };
+  pending = instantiate(o.wasm, o.simd !== false).then(
+    (inst) => {
+      inst.exports._initialize();
+      instance = { exports: inst.exports, memory: inst.exports.memory };
+    },
+    (error) => {
+      pending = null; // a failed init may be retried, with any options
+      requested = null;
+      throw error;
+    },
+  );
   return pending;
 }
 
