@@ -540,6 +540,24 @@ POSENC_API int posenc_deberta_buckets(int32_t *out, size_t out_len, size_t query
                                       size_t key_len, size_t bucket_size, size_t max_position);
 
 /*
+ * posenc_deberta_bucket: the bucket of one relative position rel = query - key,
+ * by the formula of posenc_deberta_buckets, as the float32 that Hugging Face's
+ * make_log_bucket_position returns (an integer value), before the cast to
+ * int32: *out may lie outside int32 for extreme parameters. Exact, bit for bit
+ * with torch. |bucket| grows with |rel|, so the buckets of rel = query_len - 1
+ * and rel = 1 - key_len tell whether posenc_deberta_buckets can fill a matrix
+ * (it needs every bucket within int32); posenc's JS API checks that way.
+ *
+ *   bucket_size 256, max_position 512:  rel -2000 -> -381.0f,  300 -> 207.0f
+ *
+ *   out            one float
+ *   rel            any int32
+ *   bucket_size, max_position   as posenc_deberta_buckets (0 selects 256, 512)
+ */
+POSENC_API int posenc_deberta_bucket(float *out, int32_t rel, size_t bucket_size,
+                                     size_t max_position);
+
+/*
  * posenc_transformer_xl_embedding: Transformer-XL's relative sinusoid (Dai et
  * al. 2019, "Transformer-XL"; kimiyoung/transformer-xl pytorch/mem_transformer.py
  * PositionalEmbedding, pos_seq from MemTransformerLM._forward): row r holds

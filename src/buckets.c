@@ -211,6 +211,35 @@ static int32_t deberta_at(const void *ctx, int64_t diff)
     return deberta_bucket(ctx, -diff);
 }
 
+static int deberta_plan_init(deberta_plan *p, size_t bucket_size, size_t max_position)
+{
+    if (bucket_size == 0)
+        bucket_size = DEBERTA_DEFAULT_BUCKET_SIZE;
+    if (max_position == 0)
+        max_position = DEBERTA_DEFAULT_MAX_POSITION;
+    if (bucket_size < 2 || bucket_size > (size_t)POSENC_POSITION_MAX ||
+        max_position > (size_t)POSENC_POSITION_MAX)
+        return POSENC_ERR_INVALID_ARGUMENT;
+    p->mid = (int64_t)(bucket_size / 2);
+    p->mid_f = (float)p->mid;
+    p->mid_minus_1 = (float)(p->mid - 1);
+    /* torch.tensor((max_position - 1) / mid): a double quotient rounded to float32 */
+    p->log_ratio = (float)log((double)(float)((double)(max_position - 1) / (double)p->mid));
+    return p->log_ratio > 0.0f ? POSENC_OK : POSENC_ERR_INVALID_ARGUMENT;
+}
+
+int posenc_deberta_bucket(float *out, int32_t rel, size_t bucket_size, size_t max_position)
+{
+    deberta_plan plan;
+    int status;
+    if (!out)
+        return POSENC_ERR_NULL_POINTER;
+    if ((status = deberta_plan_init(&plan, bucket_size, max_position)))
+        return status;
+    *out = deberta_value(&plan, rel);
+    return POSENC_OK;
+}
+
 int posenc_deberta_buckets(int32_t *out, size_t out_len, size_t query_len, size_t key_len,
                            size_t bucket_size, size_t max_position)
 {
@@ -219,19 +248,9 @@ int posenc_deberta_buckets(int32_t *out, size_t out_len, size_t query_len, size_
     int status;
     if (!out)
         return POSENC_ERR_NULL_POINTER;
-    if (bucket_size == 0)
-        bucket_size = DEBERTA_DEFAULT_BUCKET_SIZE;
-    if (max_position == 0)
-        max_position = DEBERTA_DEFAULT_MAX_POSITION;
-    if (bucket_size < 2 || bucket_size > (size_t)POSENC_POSITION_MAX ||
-        max_position > (size_t)POSENC_POSITION_MAX || check_positions(query_len, key_len, 0))
-        return POSENC_ERR_INVALID_ARGUMENT;
-    plan.mid = (int64_t)(bucket_size / 2);
-    plan.mid_f = (float)plan.mid;
-    plan.mid_minus_1 = (float)(plan.mid - 1);
-    /* torch.tensor((max_position - 1) / mid): a double quotient rounded to float32 */
-    plan.log_ratio = (float)log((double)(float)((double)(max_position - 1) / (double)plan.mid));
-    if (!(plan.log_ratio > 0.0f))
+    if ((status = deberta_plan_init(&plan, bucket_size, max_position)))
+        return status;
+    if (check_positions(query_len, key_len, 0))
         return POSENC_ERR_INVALID_ARGUMENT;
     /* |bucket| grows with |rel|: the extremes q - 1 and -(k - 1) bound it */
     if (query_len > 0 && !(deberta_value(&plan, (int64_t)query_len - 1) < 2147483648.0f))

@@ -284,4 +284,63 @@ describe('debertaBuckets', () => {
     }
     expect(posenc.debertaBuckets({ queryLength: 7 }).length).toBe(49);
   });
+
+  describe('the limits are the C routine\'s, never a JS re-evaluation', () => {
+    // posenc's own module, instantiated raw: posenc_deberta_bucket and posenc_deberta_buckets
+    let e;
+    beforeAll(async () => {
+      const bytes = readFileSync(new URL('../dist/posenc.wasm', import.meta.url));
+      e = (await WebAssembly.instantiate(bytes, {})).instance.exports;
+      e._initialize();
+    });
+    const cBucket = (rel, bucketSize, maxPosition) => {
+      const ptr = e.malloc(4) >>> 0;
+      const status = e.posenc_deberta_bucket(ptr, rel, bucketSize, maxPosition);
+      const v = new Float32Array(e.memory.buffer, ptr, 1)[0];
+      e.free(ptr);
+      return status === 0 ? v : null;
+    };
+
+    test('the bucket a refusal reports is posenc_deberta_bucket\'s', () => {
+      for (const [bucketSize, maxPosition, queryLength] of [[2 ** 23, 2 ** 22 + 2, 2 ** 23 + 1], [I32, I32, I32], [2 ** 20, 2 ** 19 + 2, 2 ** 24]]) {
+        const error = thrown(() => posenc.debertaBuckets({ queryLength, keyLength: 0, bucketSize, maxPosition }));
+        expect(error).toBeInstanceOf(RangeError);
+        expect(error.message).toContain(`(the bucket of ${queryLength - 1} is ${cBucket(queryLength - 1, bucketSize, maxPosition)})`);
+      }
+    });
+
+    test('debertaBuckets refuses exactly what posenc_deberta_buckets refuses (random parameters near the limits)', () => {
+      let seed = 7;
+      const random = (n) => { // an integer in [0, n), from the generator's high bits
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        return Math.floor((seed / 2 ** 31) * n);
+      };
+      const INVALID = -2;
+      let refused = 0;
+      for (let i = 0; i < 2000; i++) {
+        const mid = 2 ** random(31);
+        const bucketSize = Math.min(I32, 2 * mid + random(2));
+        // denominators from log(1) = 0 (refused) through tiny (buckets past int32) to ordinary
+        const maxPosition = Math.min(I32, mid + 1 + random(4) * 2 ** random(24));
+        const length = Math.min(I32, mid * 2 ** random(12) + random(1000));
+        const [queryLength, keyLength] = random(2) ? [length, 0] : [0, length];
+        // an empty matrix (one length 0): the C routine validates, then has nothing to write
+        const ptr = e.malloc(4) >>> 0;
+        const status = e.posenc_deberta_buckets(ptr, 0, queryLength, keyLength, bucketSize, maxPosition);
+        e.free(ptr);
+        let error = null;
+        try {
+          posenc.debertaBuckets({ queryLength, keyLength, bucketSize, maxPosition });
+        } catch (err) {
+          error = err;
+        }
+        if (error) expect(error).toBeInstanceOf(RangeError);
+        if (status === INVALID) refused++;
+        const params = [queryLength, keyLength, bucketSize, maxPosition];
+        expect([...params, error !== null]).toEqual([...params, status === INVALID]);
+      }
+      expect(refused).toBeGreaterThan(100); // both verdicts are common
+      expect(refused).toBeLessThan(1900);
+    });
+  });
 });

@@ -4,7 +4,7 @@ import { WasmArray, heapCall } from './heap.js';
 import { wasm } from './wasm.js';
 import { INT32_MAX, boolean, checkLength, elementCount, integer, readOptions, typedArray } from './params.js';
 
-const f32 = Math.fround;
+const POSENC_ERR_INVALID_ARGUMENT = -2; // include/posenc.h posenc_status
 
 const matrixOptions = {
   queryLength: integer(0, INT32_MAX),
@@ -144,13 +144,20 @@ const debertaSpec = {
   out: typedArray('int32', { optional: true }),
 };
 
-// make_log_bucket_position for one rel = query - key, in torch's float32 arithmetic.
-function debertaValue(rel, mid, logRatio) {
-  const a = rel < mid && rel > -mid ? mid - 1 : Math.abs(rel);
-  if (a <= mid) return f32(rel);
-  const x = f32(f32(a) / f32(mid));
-  const logPos = f32(Math.ceil(f32(f32(f32(Math.log(x)) / logRatio) * f32(mid - 1))) + f32(mid));
-  return rel < 0 ? -logPos : logPos;
+/**
+ * The bucket of one rel = query - key before the int32 cast (posenc_deberta_bucket,
+ * the formula of the matrix routine), or null when maxPosition leaves the log's
+ * denominator <= 0 in float32.
+ */
+function debertaBucket(fn, rel, bucketSize, maxPosition) {
+  const { exports } = wasm(fn);
+  const out = new Float32Array(1);
+  let status = 0;
+  heapCall(fn, [{ array: out, type: 'float32', length: 1, copyOut: true }], (ptr) => {
+    status = exports.posenc_deberta_bucket(ptr, rel, bucketSize, maxPosition);
+    return status === POSENC_ERR_INVALID_ARGUMENT ? 0 : status; // reported by the caller, naming maxPosition
+  });
+  return status === 0 ? out[0] : null;
 }
 
 /**
@@ -165,18 +172,16 @@ export function debertaBuckets(options) {
   const fn = 'debertaBuckets';
   const o = readOptions(fn, options, debertaSpec);
   const keyLength = o.keyLength ?? o.queryLength;
-  const mid = Math.floor(o.bucketSize / 2);
-  // torch.log(torch.tensor((max_position - 1) / mid)): a float32 log of a float32 quotient
-  const logRatio = f32(Math.log(f32((o.maxPosition - 1) / mid)));
-  if (!(logRatio > 0)) {
-    throw new RangeError(
-      `posenc.${fn}: maxPosition must be > bucketSize / 2 + 1 = ${mid + 1} (log((maxPosition - 1) / ${mid}), ` +
-        `the log term's denominator, must be > 0 in float32), got ${o.maxPosition}`,
-    );
-  }
   // |bucket| grows with |q - k|: the extremes queryLength - 1 and -(keyLength - 1) bound it
   for (const [name, length, rel] of [['queryLength', o.queryLength, o.queryLength - 1], ['keyLength', keyLength, 1 - keyLength]]) {
-    const v = length > 0 ? debertaValue(rel, mid, logRatio) : 0;
+    const v = debertaBucket(fn, length > 0 ? rel : 0, o.bucketSize, o.maxPosition);
+    if (v === null) {
+      const mid = Math.floor(o.bucketSize / 2);
+      throw new RangeError(
+        `posenc.${fn}: maxPosition must be > bucketSize / 2 + 1 = ${mid + 1} (log((maxPosition - 1) / ${mid}), ` +
+          `the log term's denominator, must be > 0 in float32), got ${o.maxPosition}`,
+      );
+    }
     if (!(v < 2 ** 31 && v >= -(2 ** 31))) {
       throw new RangeError(
         `posenc.${fn}: ${name} must keep every bucket within int32 for bucketSize ${o.bucketSize} and maxPosition ${o.maxPosition} ` +

@@ -334,6 +334,49 @@ static void test_deberta_buckets(void)
     CHECK(posenc_deberta_buckets(e, 2, 1, 2, 2, 3) == POSENC_OK && e[0] == 0 && e[1] == -1);
 }
 
+/* One relative position: reference.json's buckets, as floats, with no int32 cast. */
+static void test_deberta_bucket(void)
+{
+    static const int32_t rel[] = { -2000, -512, -511, -300, -129, -128, 0, 3, 128, 129, 300, 511, 512, 2000 };
+    static const float want[] = { -381, -256, -255, -207, -129, -128, 0, 3, 128, 129, 207, 255, 256, 381 };
+    float v = 0;
+    int ok = 1;
+    for (size_t i = 0; i < COUNT(rel); i++)
+        ok &= posenc_deberta_bucket(&v, rel[i], 256, 512) == POSENC_OK && v == want[i];
+    CHECK(ok);
+    CHECK(posenc_deberta_bucket(&v, -2000, 0, 0) == POSENC_OK && v == -381); /* the defaults */
+    CHECK(posenc_deberta_bucket(&v, 65317, 256, 512) == POSENC_OK && v == 700); /* float32's answer */
+
+    /* the values of posenc_deberta_buckets' matrix, row 0 and column 0 */
+    enum { N = 3000 };
+    static int32_t col[N], row[N];
+    CHECK(posenc_deberta_buckets(col, N, N, 1, 16, 40) == POSENC_OK);
+    CHECK(posenc_deberta_buckets(row, N, 1, N, 16, 40) == POSENC_OK);
+    ok = 1;
+    for (int32_t d = 0; d < N; d++) {
+        float up = 0, down = 0;
+        ok &= posenc_deberta_bucket(&up, d, 16, 40) == POSENC_OK && up == (float)col[d];
+        ok &= posenc_deberta_bucket(&down, -d, 16, 40) == POSENC_OK && down == (float)row[d];
+    }
+    CHECK(ok);
+
+    /* beyond int32, where posenc_deberta_buckets refuses the matrix: mid = 2^22, a
+     * denominator of 2.4e-7, |q - k| = 2^23 gives about 1e13 */
+    CHECK(posenc_deberta_bucket(&v, 1 << 23, 1u << 23, (1u << 22) + 2) == POSENC_OK && v > 2147483648.0f);
+    CHECK(posenc_deberta_bucket(&v, -(1 << 23), 1u << 23, (1u << 22) + 2) == POSENC_OK && v < -2147483648.0f);
+    CHECK(posenc_deberta_bucket(&v, INT32_MIN, 256, 512) == POSENC_OK && v < 0);
+
+    /* bad input: nothing written */
+    v = 42;
+    CHECK(posenc_deberta_bucket(&v, 0, 1, 512) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(posenc_deberta_bucket(&v, 0, 256, 129) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(posenc_deberta_bucket(&v, 0, (size_t)INT32_MAX + 1, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(posenc_deberta_bucket(&v, 0, 256, (size_t)INT32_MAX + 1) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(posenc_deberta_bucket(&v, 0, 1u << 30, (1u << 29) + 2) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(v == 42);
+    CHECK(posenc_deberta_bucket(NULL, 0, 256, 512) == POSENC_ERR_NULL_POINTER);
+}
+
 /* ---------------------------------------------------------------- Transformer-XL */
 
 static double xl_expected(int pos, int col, int d)
@@ -407,5 +450,6 @@ void test_biases(void)
     test_t5_buckets();
     test_t5_bias();
     test_deberta_buckets();
+    test_deberta_bucket();
     test_transformer_xl();
 }
