@@ -16,10 +16,15 @@ export type WasmSource =
   | ArrayBufferView
   | WasmModule;
 
-/** Loads the WebAssembly module; await once before any compute call (idempotent). */
+/**
+ * Loads the WebAssembly module; await once before any compute call. Later calls
+ * join the same load when they ask for nothing else (no options, or the same
+ * wasm, or a simd that gives the build chosen); asking for another build or
+ * wasm rejects with an Error naming what is loaded. Unknown options are a TypeError.
+ */
 export function init(options?: {
   wasm?: WasmSource;
-  /** false forces the baseline (non-SIMD) build of the inline wasm; results are bit-identical */
+  /** false forces the baseline (non-SIMD) build of the inline wasm; results are bit-identical. No effect with wasm. */
   simd?: boolean;
 }): Promise<void>;
 /** True when this engine runs WASM SIMD. */
@@ -45,10 +50,16 @@ export class WasmArray<T extends WasmArrayType = WasmArrayType> {
   readonly freed: boolean;
   free(): void;
 }
-/** Allocates a zero-filled array in wasm memory. */
+/**
+ * Allocates a zero-filled array in wasm memory: at most 2 GiB (2^29 float32 or
+ * int32, 2^28 float64 elements). Wasm memory grows to at most 4 GiB, shared by
+ * the live WasmArrays and each call's staged copies of JS arrays: a block that
+ * does not fit is a RangeError naming the function and the bytes, and nothing
+ * stays allocated.
+ */
 export function allocate<T extends WasmArrayType>(type: T, length: number): WasmArray<T>;
 
-/** What posenc holds in wasm memory now (for leak checks). */
+/** What posenc holds in wasm memory now (for leak checks); memoryBytes is at most 2^32. */
 export function memoryStats(): { memoryBytes: number; allocatedBytes: number; liveArrays: number };
 
 /** A caller array: a typed array in JS memory or a WasmArray of the same element type. */
@@ -241,8 +252,14 @@ export function ropePermuteWeights<Out extends Float32Target>(w: Float32Target, 
  * ALiBi slopes (Press et al. 2022, the paper's get_slopes): n a power of two:
  * m_h = 2^(-maxBias * (h + 1) / n); otherwise the slopes of the largest power
  * of two p < n, then the odd-numbered slopes of 2p, unsorted (3 heads: [1/16, 1/256, 1/4]).
- * @param heads >= 1
  */
+export function alibiSlopes(options: {
+  /** attention heads, >= 1 */
+  heads: number;
+  /** > 0; default 8 */
+  maxBias?: number;
+}): Float64Array;
+/** The shorthand alibiSlopes(heads, { maxBias? }): the same as alibiSlopes({ heads, maxBias }). */
 export function alibiSlopes(heads: number, options?: { /** > 0; default 8 */ maxBias?: number }): Float64Array;
 
 export interface AlibiBiasOptions<Out extends Float32Target = Float32Array> {
@@ -357,12 +374,15 @@ export interface Float32Tensor {
   shape: number[];
   data: Float32Array;
 }
-/** Reads a .safetensors file: every floating tensor converted to Float32Array; validated as the reference parser does. */
+/**
+ * Reads a .safetensors file: every floating tensor converted to Float32Array; validated as the reference parser does.
+ * Every tensor name is an own key of `tensors`, '__proto__' included (the object keeps Object.prototype).
+ */
 export function readSafetensors(bytes: Uint8Array | ArrayBuffer): {
   tensors: Record<string, Float32Tensor>;
   metadata: Record<string, string>;
 };
-/** Writes tensors (in key order) as a .safetensors file; a bare Float32Array is a 1-D tensor. */
+/** Writes tensors (in key order, own keys, '__proto__' included) as a .safetensors file; a bare Float32Array is a 1-D tensor. */
 export function writeSafetensors(
   tensors: Record<string, Tensor | Float32Array>,
   options?: { metadata?: Record<string, string> },

@@ -47,7 +47,8 @@ const { cos, sin }: { cos: Float32Array; sin: Float32Array } = ropeCache({ ...fr
 const q: Float32Array = applyRope(new Float32Array(2 * 16), { heads: 1, headDim: 16, offset: 5, layout: pairs });
 const perm: Float32Array = ropePermuteWeights(new Float32Array(16 * 3), { heads: 1, headDim: 16, from: 'interleaved', to: 'half' });
 
-const slopes: Float64Array = alibiSlopes(8, { maxBias: 8 });
+const slopes: Float64Array = alibiSlopes({ heads: 8, maxBias: 8 });
+const shorthand: Float64Array = alibiSlopes(8, { maxBias: 8 });
 const bias: Float32Array = alibiBias({ heads: 2, queryLength: 3, keyLength: 5, queryOffset: 2 });
 const buckets: Int32Array = t5Buckets({ queryLength: 3, bidirectional: false });
 const t5: Float32Array = t5Bias({ heads: 2, queryLength: 3, weights: new Float32Array(32 * 2) });
@@ -57,7 +58,7 @@ const xl: Float32Array = transformerXLEmbedding({ keyLength: 3, dModel: 4 });
 console.log(JSON.stringify({
   ready, simd: typeof simd, which: typeof which, pe: Array.from(pe), w: w.length, x: x.length, rel: Array.from(rel),
   view: view.length, stats: typeof stats.allocatedBytes, type, invFreq: invFreq.length, attentionFactor,
-  cos: cos.length, sin: sin.length, q: q.length, perm: perm.length, slopes: slopes.length, bias: bias.length,
+  cos: cos.length, sin: sin.length, q: q.length, perm: perm.length, slopes: slopes.length, shorthand: shorthand.length, bias: bias.length,
   buckets: buckets.length, t5: t5.length, deberta: deberta.length, xl: xl.length,
 }));
 `;
@@ -73,7 +74,7 @@ posenc.init().then(() => {
 
 // Each line below holds one mistake tsc must report (line numbers are checked).
 const WRONG = [
-  "import { sinusoidal, applyRope, alibiBias, ropeCache, relativePositions, init } from 'posenc';",
+  "import { sinusoidal, applyRope, alibiBias, alibiSlopes, ropeCache, relativePositions, init } from 'posenc';",
   'sinusoidal({ length: 10, dmodel: 6 });',
   "sinusoidal({ length: '10', dModel: 6 });",
   'applyRope(new Float64Array(8), { heads: 1, headDim: 8 });',
@@ -83,6 +84,7 @@ const WRONG = [
   "relativePositions({ queryLength: 3, out: new Float32Array(9) });",
   "sinusoidal({ length: 4, dModel: 4, layout: 'sideways' });",
   "init({ wasmUrl: '/posenc.wasm' });",
+  'alibiSlopes({ heads: 8 }, { maxBias: 8 });',
   '',
 ].join('\n');
 
@@ -144,7 +146,7 @@ test('the ESM file compiled by tsc runs and computes the notebook table', () => 
   expect(out.ready).toBe(true);
   expect(maxDiff(out.pe, NOTEBOOK.PE)).toBeLessThanOrEqual(0.5e-4);
   expect(out.rel).toEqual([1, 2, 3, 0, 1, 2]);
-  expect([out.cos, out.sin, out.bias, out.xl]).toEqual([4 * 8, 4 * 8, 2 * 3 * 5, 12]);
+  expect([out.cos, out.sin, out.bias, out.xl, out.slopes, out.shorthand]).toEqual([4 * 8, 4 * 8, 2 * 3 * 5, 12, 8, 8]);
 });
 
 test('the declarations and the runtime export the same names; each runtime export type-checks by name', async () => {
