@@ -5,7 +5,12 @@
 // Also: a tensor named '__proto__' in .safetensors files.
 import { posenc, thrown } from './helpers.js';
 
-beforeAll(() => posenc.init());
+let encoder; // an encoder with RoPE, for its methods and previousTokenHead
+beforeAll(async () => {
+  await posenc.init();
+  encoder = posenc.createEncoder({ vocabSize: 10, dModel: 8, heads: 2, dFF: 16, layers: 1, positional: { type: 'rope' }, weights: { seed: 1 } });
+});
+afterAll(() => encoder.dispose());
 
 const f32 = (n) => new Float32Array(n);
 const linear = () => ({ type: 'linear', factor: 2 });
@@ -32,6 +37,9 @@ const CALLS = [
   ['encoderTensorShapes', (o) => posenc.encoderTensorShapes(o), () => ({ vocabSize: 10, dModel: 8, heads: 2, dFF: 16, layers: 1, positional: { type: 'rope', scaling: linear() } })],
   ['createEncoder', (o) => posenc.createEncoder(o).dispose(), () => ({ vocabSize: 10, dModel: 8, heads: 2, dFF: 16, layers: 1, positional: { type: 't5' }, weights: { seed: 1 } })],
   ['writeSafetensors', (o) => posenc.writeSafetensors({ w: f32(2) }, o), () => ({ metadata: { a: 'b' } })],
+  ['encoder.forward', (o) => encoder.forward([1, 2, 3], o), () => ({ causal: true })],
+  ['encoder.toSafetensors', (o) => encoder.toSafetensors(o), () => ({ metadata: { a: 'b' } })],
+  ['previousTokenHead', (o) => posenc.previousTokenHead(encoder.tensors(), o), () => ({ heads: 2, positional: { type: 'rope' } })],
 ];
 // where nested option objects sit, and how messages name their keys
 const NESTED = {
