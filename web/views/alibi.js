@@ -48,7 +48,7 @@ export default {
     const { width, height, dpr } = size;
     const L = s.len;
     const bias = posenc.alibiBias(options(s));
-    const slopes = posenc.alibiSlopes(s.heads, { maxBias: s.maxBias });
+    const slopes = posenc.alibiSlopes({ heads: s.heads, maxBias: s.maxBias });
     let m = 0;
     for (const v of bias) if (Number.isFinite(v)) m = Math.max(m, Math.abs(v));
     m = m || 1;
