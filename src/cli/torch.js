@@ -93,8 +93,9 @@ const strides = (shape) => shape.map((_, k) => shape.slice(k + 1).reduce((a, b) 
 
 // The indices kept along one axis when summarizing: the first and last EDGEITEMS.
 function axisIndices(n, summarize) {
-  const all = Array.from({ length: n }, (_, i) => i);
-  return summarize && n > 2 * EDGEITEMS ? [...all.slice(0, EDGEITEMS), null, ...all.slice(n - EDGEITEMS)] : all;
+  const range = (from, count) => Array.from({ length: count }, (_, i) => from + i);
+  if (!summarize || n <= 2 * EDGEITEMS) return range(0, n);
+  return [...range(0, EDGEITEMS), null, ...range(n - EDGEITEMS, EDGEITEMS)]; // never the whole axis: it may be millions long
 }
 
 // Every value that get_summarized_data keeps (what the formatter measures).
