@@ -215,6 +215,10 @@ describe('ropeFromConfig', () => {
     ['rope_theta 1', { ...base, rope_theta: 1 }, RangeError, 'config.rope_theta'],
     ['partial_rotary_factor 0', { ...base, partial_rotary_factor: 0 }, RangeError, 'config.partial_rotary_factor'],
     ['odd rotary dim', { head_dim: 10, partial_rotary_factor: 0.5 }, RangeError, 'partial_rotary_factor'],
+    ['rope_ratio 0 (ChatGLM)', { ...base, model_type: 'chatglm', rope_ratio: 0 }, RangeError, 'config.rope_ratio'],
+    ['rope_ratio a string', { ...base, rope_ratio: '500' }, TypeError, 'config.rope_ratio'],
+    ['qk_rope_head_dim a string (DeepSeek)', { hidden_size: 7168, num_attention_heads: 128, qk_rope_head_dim: '64' }, TypeError, 'config.qk_rope_head_dim'],
+    ['qk_rope_head_dim 63.5', { hidden_size: 7168, num_attention_heads: 128, qk_rope_head_dim: 63.5 }, RangeError, 'config.qk_rope_head_dim'],
     ['longrope factors of the wrong length', { ...base, rope_scaling: { type: 'longrope', short_factor: [1], long_factor: [1] } }, RangeError, 'config.rope_scaling.short_factor'],
   ];
   test.each(cases)('%s', (label, config, Err, param) => {
