@@ -87,6 +87,24 @@ const SCALING = {
 };
 
 /**
+ * A config.json rope_scaling dict given as it is (rope_type,
+ * original_max_position_embeddings, ...): refused, with the camelCase object
+ * scaling takes written out, and ropeFromConfig named (it reads the dict, and
+ * the keys outside it that scaling needs).
+ */
+function rejectSnakeCase(fn, scaling, label) {
+  const snake = Object.keys(scaling).filter((key) => key.includes('_'));
+  if (snake.length === 0) return;
+  const camel = (key) => (key === 'rope_type' ? 'type' : key.replace(/_([a-z])/g, (_, c) => c.toUpperCase()));
+  const value = (v) => (Array.isArray(v) ? `[${v.length > 3 ? `${v.slice(0, 3).join(', ')}, ...` : v.join(', ')}]` : describe(v));
+  const entries = Object.entries(scaling).filter(([key]) => key !== 'type' || !Object.hasOwn(scaling, 'rope_type'));
+  const written = entries.map(([key, v]) => `${camel(key)}: ${value(v)}`).join(', ');
+  throw new TypeError(
+    `posenc.${fn}: ${label('').slice(0, -1)} takes camelCase keys, got Hugging Face's snake_case ${snake.map((k) => `'${k}'`).join(', ')}: write { ${written} }, or pass the whole config.json to ropeFromConfig`,
+  );
+}
+
+/**
  * Reads a scaling object ({ type, ...parameters }) for a rotary dimension.
  * `label` names a parameter in messages (ropeFromConfig names config keys).
  */
@@ -95,6 +113,7 @@ function readScaling(fn, scaling, rotaryDim, label = (key) => `scaling.${key}`) 
   if (typeof scaling !== 'object' || Array.isArray(scaling) || ArrayBuffer.isView(scaling)) {
     throw fail(TypeError, fn, 'scaling', "an object such as { type: 'linear', factor: 2 }", scaling);
   }
+  rejectSnakeCase(fn, scaling, label);
   const allowedTypes = ROPE_TYPES.map((t) => `'${t}'`).join(', ');
   if (scaling.type === undefined) throw new TypeError(`posenc.${fn}: ${label('type')} is required (one of ${allowedTypes})`);
   const type = oneOf(ROPE_TYPES).check(fn, label('type'), scaling.type);
