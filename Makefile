@@ -6,7 +6,7 @@ EMCC    ?= emcc
 NODE    ?= node
 PORT    ?= 8080
 
-# emcc's JS optimizer finds Debian's acorn only through NODE_PATH (DESIGN.md).
+# emcc's JS optimizer finds Debian's acorn only through NODE_PATH.
 export NODE_PATH := /usr/share/nodejs$(if $(NODE_PATH),:$(NODE_PATH))
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wvla -Wpointer-arith
