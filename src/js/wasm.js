@@ -1,5 +1,5 @@
 // wasm.js: instantiates posenc's WebAssembly module and owns the one instance.
-// The module is a standalone wasm (no Emscripten glue, see DESIGN.md); its only
+// The module is a standalone wasm (no Emscripten glue); its only
 // import is the memory-growth notice, after which `_initialize` must run.
 // Two builds ship inline: WASM SIMD (this file) and a baseline for engines
 // without SIMD, loaded only when needed. Both give bit-identical results.
