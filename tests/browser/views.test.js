@@ -119,7 +119,7 @@ describe('the notebook, live', () => {
   const numbers = (text) => (text.match(/-?\d+\.\d*/g) ?? []).map(Number);
   const tensorText = (name) => page.$eval(`[data-tensor="${name}"] pre`, (el) => el.textContent);
 
-  test('every tensor equals the PyTorch notebook's printed numbers (4 decimals)', async () => {
+  test("every tensor equals the PyTorch notebook's printed numbers (4 decimals)", async () => {
     expect(numbers(await tensorText('even_i'))).toEqual(nb.even_i);
     expect(numbers(await tensorText('position'))).toEqual(nb.position);
     const evenText = await tensorText('even_PE');
