@@ -144,5 +144,6 @@ const tf = await loadTf();
 await tableBench(probes, tf);
 await ropeTasks({ posenc, probes, race, printTable });
 await (await import('./encoder-peers.js')).encoderTasks({ posenc, race });
+await (await import('./cli-formats.js')).cliTasks({ rounds: ROUNDS });
 startupTimes();
 downloadSize();

@@ -2,7 +2,7 @@
 // from the tutorial loop to the careful recurrence, plus TensorFlow.js.
 // Each returns (or fills) a Float32Array in the interleaved layout.
 
-/** The tutorial loop: Math.pow and sin/cos per element (the seeds' formula, literally). */
+/** The tutorial loop: Math.pow and sin/cos per element (the tutorials' formula, literally). */
 export function naive(L, d) {
   const pe = new Float32Array(L * d);
   for (let pos = 0; pos < L; pos++) {

@@ -1,5 +1,12 @@
 #!/usr/bin/env node
 // posenc's command line (`npx posenc --help`); the work is in src/cli/.
-import { main } from '../src/cli/main.js';
+// main() answers every failure itself with one line and an exit status; the
+// handler below only keeps a fault in posenc itself to one line too.
+import { EXIT, main } from '../src/cli/main.js';
+
+process.on('uncaughtException', (error) => {
+  process.stderr.write(`posenc: internal error: ${String(error?.message ?? error).replace(/\s*\n\s*/g, ' ')}\n`);
+  process.exit(EXIT.failed);
+});
 
 process.exitCode = await main(process.argv.slice(2));

@@ -67,7 +67,7 @@ POSENC_API const char *posenc_strerror(int status);
  * Pictured for d = 6, s_i = sin(p * w_i), c_i = cos(p * w_i):
  *
  * POSENC_LAYOUT_INTERLEAVED   [s0 c0 s1 c1 s2 c2]        w_i = b^(-2i/d)
- *   Vaswani 3.5; the seed notebook, labml, the JAX/Flax tutorial.
+ *   Vaswani 3.5; the PyTorch notebook, labml.ai, the JAX/Flax tutorial.
  *   Odd d: the last column is a sine, s_{(d-1)/2}.
  *
  * POSENC_LAYOUT_CONCATENATED  [s0 s1 s2 | c0 c1 c2]      w_i = b^(-2i/d)
@@ -111,7 +111,7 @@ POSENC_API int posenc_sinusoidal(float *out, size_t out_len, size_t length, size
  * posenc_sinusoidal_frequencies: the angular frequencies w_i (radians per
  * position) of a layout, one per sine column: ceil(d/2) values for the
  * interleaved and concatenated layouts, floor(d/2) for tensor2tensor and
- * fairseq. The notebook seed's "denominator" is 1 / w_i.
+ * fairseq. The PyTorch notebook's "denominator" is 1 / w_i.
  *
  *   out      caller buffer of out_len >= that many doubles
  */
@@ -120,14 +120,14 @@ POSENC_API int posenc_sinusoidal_frequencies(double *out, size_t out_len, size_t
 
 /* The order of the axes of an activation tensor x. */
 typedef enum posenc_order {
-    POSENC_ORDER_BSD = 0, /* [batch][seq][d]: Hugging Face, the JAX seed      */
+    POSENC_ORDER_BSD = 0, /* [batch][seq][d]: Hugging Face, JAX/Flax tutorial */
     POSENC_ORDER_SBD = 1  /* [seq][batch][d]: PyTorch nn.Transformer, labml   */
 } posenc_order;
 
 /*
  * posenc_add_sinusoidal: x = x * scale + PE, in place, the table broadcast
  * over the batch: for BSD, x[b][s][k] = x[b][s][k] * scale + PE(offset + s, k).
- * The seed article scales embeddings by sqrt(d_model) before adding
+ * "Transformer Encoder Explained" scales embeddings by sqrt(d_model) before adding
  * (Vaswani 3.4); scale = 1 adds the table alone (labml). The sum is formed in
  * float32 from the float32-rounded table value (one rounding, as a float32
  * model does it).
@@ -600,7 +600,7 @@ POSENC_API int posenc_transformer_xl_embedding(float *out, size_t out_len, size_
 
 /* Activations of the feed-forward block (Hendrycks & Gimpel 2016, GELU). */
 typedef enum posenc_activation {
-    POSENC_ACTIVATION_RELU = 0,     /* max(x, 0): Vaswani, the seed article           */
+    POSENC_ACTIVATION_RELU = 0,     /* max(x, 0): Vaswani; the encoder article       */
     POSENC_ACTIVATION_GELU = 1,     /* x/2 (1 + erf(x / sqrt 2)): torch nn.GELU()     */
     POSENC_ACTIVATION_GELU_TANH = 2 /* x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))):
                                        nn.GELU('tanh'), HF gelu_new (GPT-2)           */
@@ -608,7 +608,7 @@ typedef enum posenc_activation {
 
 /*
  * posenc_embed: out[s][k] = table[tokens[s]][k] * scale, [seq][d_model]. The
- * seed article scales by sqrt(d_model) (Vaswani 3.4).
+ * article "Transformer Encoder Explained" scales by sqrt(d_model) (Vaswani 3.4).
  *
  *   table    [vocab_size][d_model], table_len >= that many floats
  *   tokens   seq ids, each in [0, vocab_size)
@@ -648,7 +648,7 @@ POSENC_API int posenc_linear(float *out, size_t out_len, const float *x, size_t 
 /*
  * posenc_softmax: each row of x [rows][cols], in place, stably:
  *   x[r][j] = exp(x[r][j] - m_r) / sum_j' exp(x[r][j'] - m_r),  m_r = max_j x[r][j]
- * Subtracting the maximum keeps every exp in (0, 1]: the seed article's
+ * Subtracting the maximum keeps every exp in (0, 1]: the encoder article's
  * exp(x) / sum exp(x) overflows to inf / inf = NaN once a score passes ~88.7.
  * -INFINITY entries (masked scores) get probability 0; a row of only
  * -INFINITY becomes zeros (nothing to attend to), never NaN.
@@ -704,7 +704,7 @@ POSENC_API int posenc_feed_forward(float *out, size_t out_len, const float *x, s
 
 /*
  * posenc_mean_pool: out[k] = mean of x[s][k] over the rows s with
- * key_mask[s] != 0 (all rows when key_mask is NULL), in double: the seed
+ * key_mask[s] != 0 (all rows when key_mask is NULL), in double: the encoder
  * article's sentiment pooling, x.mean(axis=1), padding excluded. No row
  * kept (or seq = 0): zeros.
  *
@@ -736,7 +736,7 @@ typedef enum posenc_lm_head {
 /* Where the layer norms sit (Xiong et al. 2020, "On Layer Normalization in
  * the Transformer Architecture"). */
 typedef enum posenc_norm_placement {
-    POSENC_NORM_PRE = 0, /* x + f(LN(x)): the seed article; torch norm_first=True */
+    POSENC_NORM_PRE = 0, /* x + f(LN(x)): the encoder article; torch norm_first=True */
     POSENC_NORM_POST = 1 /* LN(x + f(x)): Vaswani; torch's default               */
 } posenc_norm_placement;
 
@@ -744,8 +744,8 @@ typedef enum posenc_norm_placement {
  * posenc_encoder_config: zero means default.
  *   vocab_size, d_model, heads, d_ff  >= 1; d_model a multiple of heads
  *   layers        >= 0
- *   languages     rows of a language embedding added to every token (the seed
- *                 article's translation encoder); 0 = none
+ *   languages     rows of a language embedding added to every token (the
+ *                 encoder article's translation encoder); 0 = none
  *   positional    a posenc_positional;  norm  a posenc_norm_placement
  *   activation    a posenc_activation;  final_norm  1: LN after the last layer
  *                 (torch TransformerEncoder(norm=...), usual with pre-norm)

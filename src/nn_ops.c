@@ -60,7 +60,7 @@ void nn_softmax_row(float *x, size_t n)
             x[j] = 0.0f;
         return;
     }
-    /* exp(x - max) <= 1: the seed's exp(x) / sum exp(x) overflows to inf / inf */
+    /* exp(x - max) <= 1: the encoder article's exp(x) / sum exp(x) overflows to inf / inf */
     double sum = 0.0;
     for (size_t j = 0; j < n; j++) {
         x[j] = expf(x[j] - m);

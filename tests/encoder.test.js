@@ -463,9 +463,9 @@ describe('self-contained model files: the options travel in the metadata', () =>
   });
 });
 
-// ---------------------------------------------------------------- the seed article
+// ---------------------------------------------------------------- the article
 
-describe("the seed article's shapes (003, 'Transformer Encoder Explained')", () => {
+describe("the shapes of the article 'Transformer Encoder Explained'", () => {
   test('(1, 10, 512) through attention and feed-forward, (1, 512) pooled, (9, 512) with a language embedding', () => {
     // d_model 512, 8 heads, d_ff 2048, vocab 10000; seeded weights (the article's are random)
     const encoder = posenc.createEncoder({
@@ -494,7 +494,7 @@ describe("the seed article's shapes (003, 'Transformer Encoder Explained')", () 
 
 // ---------------------------------------------------------------- softmax stability
 
-describe("softmax: large scores that the seed's exp(x) / sum(exp(x)) turns into NaN", () => {
+describe("softmax: large scores that a naive exp(x) / sum(exp(x)) turns into NaN", () => {
   const naive = (row) => {
     const e = row.map(Math.exp); // the seed: np.exp(scores) / np.sum(np.exp(scores))
     const sum = e.reduce((a, b) => a + b, 0);
@@ -521,7 +521,7 @@ describe("softmax: large scores that the seed's exp(x) / sum(exp(x)) turns into 
     for (const n of ['q_proj', 'k_proj']) T[`layers.0.self_attn.${n}.weight`].data.forEach((v, i, a) => (a[i] = v * 60));
     const tokens = [3, 8, 8, 1, 30, 2];
     const want = reference(cfg, T, tokens);
-    // the reference's raw scores, through the seed's naive softmax
+    // the reference's raw scores, through the article's naive softmax
     const p = 'layers.0.self_attn.';
     const h = layerNorm(
       tokens.map((t) => Float64Array.from({ length: cfg.dModel }, (_, k) => T['embed.weight'].data[t * cfg.dModel + k] * 4)),

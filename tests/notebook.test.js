@@ -1,4 +1,4 @@
-// The notebook seed (../shared/seeds/000_...txt): every tensor it prints,
+// The PyTorch notebook "Positional Encoding in Transformer neural networks": every tensor it prints,
 // reproduced through posenc's API to the notebook's 4 printed decimals.
 import { readFileSync } from 'node:fs';
 import { posenc } from './helpers.js';

@@ -215,6 +215,10 @@ describe('ropeFromConfig', () => {
     ['rope_theta 1', { ...base, rope_theta: 1 }, RangeError, 'config.rope_theta'],
     ['partial_rotary_factor 0', { ...base, partial_rotary_factor: 0 }, RangeError, 'config.partial_rotary_factor'],
     ['odd rotary dim', { head_dim: 10, partial_rotary_factor: 0.5 }, RangeError, 'partial_rotary_factor'],
+    ['rope_ratio 0 (ChatGLM)', { ...base, model_type: 'chatglm', rope_ratio: 0 }, RangeError, 'config.rope_ratio'],
+    ['rope_ratio a string', { ...base, rope_ratio: '500' }, TypeError, 'config.rope_ratio'],
+    ['qk_rope_head_dim a string (DeepSeek)', { hidden_size: 7168, num_attention_heads: 128, qk_rope_head_dim: '64' }, TypeError, 'config.qk_rope_head_dim'],
+    ['qk_rope_head_dim 63.5', { hidden_size: 7168, num_attention_heads: 128, qk_rope_head_dim: 63.5 }, RangeError, 'config.qk_rope_head_dim'],
     ['longrope factors of the wrong length', { ...base, rope_scaling: { type: 'longrope', short_factor: [1], long_factor: [1] } }, RangeError, 'config.rope_scaling.short_factor'],
   ];
   test.each(cases)('%s', (label, config, Err, param) => {
@@ -227,5 +231,32 @@ describe('ropeFromConfig', () => {
     expectError(() => posenc.ropeFromConfig({ head_dim: 8 }, { layerType: 'full_attention' }), 'ropeFromConfig', RangeError, 'layerType');
     expectError(() => posenc.ropeFromConfig({ head_dim: 8 }, { layerType: 3 }), 'ropeFromConfig', TypeError, 'layerType');
     expectError(() => posenc.ropeFromConfig({ head_dim: 8 }, { layer: 'x' }), 'ropeFromConfig', TypeError, 'layer');
+  });
+});
+
+describe("a config.json rope_scaling pasted as scaling: refused, with the camelCase form and ropeFromConfig named", () => {
+  // DeepSeek-V3's rope_scaling, as its config.json has it
+  const pasted = { beta_fast: 32, beta_slow: 1, factor: 40, mscale: 1.0, mscale_all_dim: 1.0, original_max_position_embeddings: 4096, type: 'yarn' };
+  const hfNew = { rope_type: 'linear', factor: 2 };
+  const camel = "write { betaFast: 32, betaSlow: 1, factor: 40, mscale: 1, mscaleAllDim: 1, originalMaxPositionEmbeddings: 4096, type: \"yarn\" }, or pass the whole config.json to ropeFromConfig";
+  const x = () => new Float32Array(2 * 64);
+  test.each([
+    ['ropeFrequencies', () => posenc.ropeFrequencies({ rotaryDim: 64, scaling: pasted }), 'posenc.ropeFrequencies: scaling'],
+    ['ropeCache', () => posenc.ropeCache({ rotaryDim: 64, length: 4, scaling: pasted }), 'posenc.ropeCache: scaling'],
+    ['applyRope', () => posenc.applyRope(x(), { heads: 2, headDim: 64, scaling: pasted }), 'posenc.applyRope: scaling'],
+    ['createEncoder positional.scaling', () => posenc.createEncoder({
+      vocabSize: 8, dModel: 128, heads: 2, dFF: 8, layers: 1, weights: { seed: 1 }, positional: { type: 'rope', scaling: pasted },
+    }), 'posenc.createEncoder: positional (rope): scaling'],
+  ])('%s', (_, call, where) => {
+    const before = posenc.memoryStats();
+    const e = thrown(call);
+    expect(e).toBeInstanceOf(TypeError);
+    expect(e.message).toBe(`${where} takes camelCase keys, got Hugging Face's snake_case 'beta_fast', 'beta_slow', 'mscale_all_dim', 'original_max_position_embeddings': ${camel}`);
+    expect(posenc.memoryStats().allocatedBytes).toBe(before.allocatedBytes);
+  });
+
+  test("rope_type becomes type; the message shows it", () => {
+    const e = thrown(() => posenc.ropeFrequencies({ rotaryDim: 8, scaling: hfNew }));
+    expect(e.message).toContain("snake_case 'rope_type': write { type: \"linear\", factor: 2 }");
   });
 });

@@ -124,6 +124,14 @@ describe('applyRope against the reference', () => {
 });
 
 describe('ropeFromConfig: Hugging Face config.json objects', () => {
+  test.each(ref.ropeConfigs.map((c) => [c.name, c]))('%s: rotary dim, base and frequencies as its own code derives them', (name, c) => {
+    const o = posenc.ropeFromConfig(c.config);
+    expect([o.rotaryDim, o.base, o.scaling?.type ?? 'default']).toEqual([c.rotaryDim, c.base, c.ropeType]);
+    const f = posenc.ropeFrequencies(o);
+    expect(maxRel(f.invFreq, c.invFreq)).toBeLessThanOrEqual(1e-15);
+    expect(Math.abs(f.attentionFactor - c.attentionFactor)).toBeLessThanOrEqual(1e-15);
+  });
+
   test.each(ref.rotaryDimFromPartialFactor.map((c) => [`${c.headDim} x ${c.partialRotaryFactor}`, c]))(
     'rotary dim int(head_dim * partial_rotary_factor): %s',
     (name, c) => {

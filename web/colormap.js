@@ -1,6 +1,6 @@
 // colormap.js: the diverging "coolwarm" colour map (Moreland 2009, "Diverging
 // Color Maps for Scientific Visualization"; matplotlib's and seaborn's coolwarm,
-// the JAX seed's heatmaps), as a 256-entry table, and its inverse so that tests
+// the JAX/Flax tutorial's heatmaps), as a 256-entry table, and its inverse so that tests
 // can read a value back from a pixel. No DOM: Node imports it too.
 //
 // Moreland interpolates between blue (59, 76, 192) and red (180, 4, 38) in his

@@ -16,24 +16,19 @@ import rope from './views/rope.js';
 import alibi from './views/alibi.js';
 import encoder from './views/encoder.js';
 
-const ALL_VIEWS = [table, curves, notebook, relative, t5, deberta, similarity, rope, alibi, encoder];
+const VIEWS = [table, curves, notebook, relative, t5, deberta, similarity, rope, alibi, encoder];
 
 const status = document.getElementById('status');
-
-// A view whose posenc functions have not shipped yet stays hidden, its nav link too.
-const available = (view) => (view.needs ?? []).every((name) => typeof posenc[name] === 'function');
 
 async function boot() {
   const t0 = performance.now();
   await posenc.init();
   const loadMs = performance.now() - t0;
-  const views = ALL_VIEWS.filter(available);
-  for (const a of document.querySelectorAll('nav a[data-needs]')) a.hidden = !(a.dataset.needs.split(',').every((n) => typeof posenc[n] === 'function'));
-  const state = readState(views, location.search);
+  const state = readState(VIEWS, location.search);
   const dirty = new Set();
   let frame = 0;
 
-  const writeURL = () => history.replaceState(null, '', `${location.pathname}${queryOf(views, state)}${location.hash}`);
+  const writeURL = () => history.replaceState(null, '', `${location.pathname}${queryOf(VIEWS, state)}${location.hash}`);
   const drawDirty = () => {
     frame = 0;
     const t = theme();
@@ -47,7 +42,7 @@ async function boot() {
   };
 
   const mounted = [];
-  for (const view of views) {
+  for (const view of VIEWS) {
     const el = document.querySelector(`[data-view="${view.id}"]`);
     if (!el) continue;
     el.hidden = false;

@@ -6,7 +6,8 @@
 // files the page may load (dist/posenc.mjs, its chunks, the wasm), nothing
 // else: every request path is checked segment by segment before it touches the
 // file system, so `..`, encoded dots or slashes, NUL bytes and absolute-form
-// targets cannot reach outside web/. Tests start it with createServer({ root }).
+// targets cannot reach outside web/, and a symlink whose real path leaves its
+// served folder is not followed. Tests start it with createServer({ root }).
 import http from 'node:http';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
@@ -41,6 +42,7 @@ const PAGE_EXTENSIONS = new Set(['.html', '.css', '.js', '.svg']);
 // posenc-chunk-HASH.mjs), the wasm builds, and the torch-style printer the
 // notebook view shares with the CLI. Not the CommonJS build, not the type
 // declarations: the page never loads them.
+const SHARED_FILE = 'src/cli/torch.js';
 const PACKAGE_FILE =
   /^dist\/posenc(?:-chunk-[A-Za-z0-9_-]+)?\.mjs$|^dist\/posenc(?:-baseline)?\.wasm$|^src\/cli\/torch\.js$/;
 
@@ -104,15 +106,19 @@ async function handle(req, res, root) {
   }
   const relative = resolveTarget(req.url);
   const file = join(root, ...relative.split('/'));
-  // A symlink inside web/ must not lead outside the repository either.
+  // The file's real path (symlinks followed) must still be in what is served:
+  // web/ for a page file, dist/ for a package file, the one shared CLI file.
   let real;
+  let served;
   try {
     real = await realpath(file);
     if (!(await stat(real)).isFile()) throw new Error('not a file');
+    const top = relative.split('/')[0];
+    served = top === 'web' || top === 'dist' ? (await realpath(join(root, top))) + sep : await realpath(join(root, ...SHARED_FILE.split('/')));
   } catch {
     throw new HttpError(404, 'not found');
   }
-  if (!real.startsWith(root + sep)) throw new HttpError(404, 'not found');
+  if (served.endsWith(sep) ? !real.startsWith(served) : real !== served) throw new HttpError(404, 'not found');
   const body = await readFile(real);
   res.writeHead(200, {
     ...HEADERS,
@@ -135,9 +141,14 @@ function fail(req, res, error) {
 /**
  * An http.Server for the demo, not yet listening. `root` is the repository
  * (the folder holding web/ and dist/); by default the one this file is in.
+ * `timeouts` (ms): for the headers and for the whole request.
  */
-export function createServer({ root = join(dirname(fileURLToPath(import.meta.url)), '..') } = {}) {
-  const server = http.createServer({ requestTimeout: 10_000, headersTimeout: 5_000 }, (req, res) => {
+export function createServer({
+  root = join(dirname(fileURLToPath(import.meta.url)), '..'),
+  timeouts: { headers = 5_000, request = 10_000 } = {},
+} = {}) {
+  const options = { headersTimeout: headers, requestTimeout: request, connectionsCheckingInterval: Math.min(1_000, headers) };
+  const server = http.createServer(options, (req, res) => {
     // Request bodies are never read: drain them so a client that sends one cannot stall us.
     req.resume();
     realpath(root)
@@ -146,18 +157,19 @@ export function createServer({ root = join(dirname(fileURLToPath(import.meta.url
   });
   server.keepAliveTimeout = 5_000;
   server.maxRequestsPerSocket = 1000;
-  // A malformed request line or an oversized header: answer if the socket is still writable.
+  // A malformed request line, an oversized header, or a client too slow to
+  // send its request: answer if the socket is still writable.
   server.on('clientError', (error, socket) => {
     if (!socket.writable) return socket.destroy();
-    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    const status = { HPE_HEADER_OVERFLOW: 431, ERR_HTTP_REQUEST_TIMEOUT: 408 }[error.code] ?? 400;
     socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
   });
   return server;
 }
 
 /** Starts a server on 127.0.0.1:port; resolves to { server, url }. */
-export function listen({ port = 8080, root } = {}) {
-  const server = createServer({ root });
+export function listen({ port = 8080, root, timeouts } = {}) {
+  const server = createServer({ root, timeouts });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => {

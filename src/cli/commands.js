@@ -1,8 +1,10 @@
 // commands.js: the CLI's subcommands. Each names the API function it calls,
 // its flags (the function's option names in kebab-case: dModel is --d-model),
-// and how the result becomes one tensor { data, shape, dtype }. The library
-// validates every value, so its error messages are the CLI's.
-import { readFileSync } from 'node:fs';
+// and how the result becomes one tensor { shape, dtype, read(start, count) }.
+// The library validates every value, so its error messages are the CLI's.
+import { closeSync, openSync, readSync } from 'node:fs';
+import { CHUNK } from './formats.js';
+import { computed, offsetBy, rowChunked } from './tensor.js';
 
 /** A flag: the option it sets, how its text is read, and its help line. */
 const flag = (option, kind, help) => ({ option, kind, help });
@@ -20,12 +22,32 @@ const ROPE = {
   'layer-type': flag(null, 'string', "the layer type of a per-layer-type config (e.g. Gemma 3's 'sliding_attention')"),
 };
 
+/** The most of a --config file read: a config.json is some kB, 8 MiB is generous. */
+export const CONFIG_LIMIT = 8 << 20;
+
+/**
+ * A file's text, read by at most `limit` + 1 bytes whatever the file is
+ * (/dev/zero, a FIFO that never ends, a model's weights given by mistake).
+ */
+function readBounded(path, limit) {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(limit + 1);
+    let size = 0;
+    for (let n; size <= limit && (n = readSync(fd, buffer, size, limit + 1 - size, null)) > 0; ) size += n;
+    if (size > limit) throw new UsageError(`--config ${path} is larger than ${limit} bytes: not a config.json`);
+    return buffer.toString('utf8', 0, size);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 // Reads --config into the RoPE options (ropeFromConfig), explicit flags winning.
 function ropeOptions(posenc, o, extra) {
   const { config, layerType, ...rest } = o;
   let fromConfig = {};
   if (config !== undefined) {
-    const text = readFileSync(config, 'utf8');
+    const text = readBounded(config, CONFIG_LIMIT);
     let parsed;
     try {
       parsed = JSON.parse(text);
@@ -54,7 +76,15 @@ export const COMMANDS = {
       offset: flag('offset', 'number', 'position of row 0 (default 0)'),
       layout: flag('layout', 'string', "'interleaved' (default), 'concatenated', 'tensor2tensor' or 'fairseq'"),
     },
-    run: (posenc, o) => ({ data: posenc.sinusoidal(o), shape: [o.length, o.dModel], dtype: 'float32' }),
+    run: (posenc, o) => rowChunked({
+      rows: o.length,
+      width: o.dModel,
+      compute: (first, rows, out) =>
+        [posenc.sinusoidal(rows === o.length ? o : { ...o, length: rows, offset: offsetBy(o.offset, first), out: out?.[0] })],
+      shape: [o.length, o.dModel],
+      dtype: 'float32',
+      chunk: CHUNK,
+    }),
   },
   frequencies: {
     summary: 'the angular frequencies w_i of a sinusoidal layout (float64)',
@@ -66,16 +96,14 @@ export const COMMANDS = {
     },
     run: (posenc, o) => {
       const data = posenc.sinusoidalFrequencies(o);
-      return { data, shape: [data.length], dtype: 'float64' };
+      return computed(data, [data.length], 'float64');
     },
   },
   relative: {
     summary: 'relative positions j - i + shift [query-length][key-length] (int32)',
     calls: 'relativePositions',
     flags: { ...QUERY_KEY, shift: flag('shift', 'number', 'added to every entry (default 0)') },
-    run: (posenc, o) => ({
-      data: posenc.relativePositions(o), shape: [o.queryLength, o.keyLength ?? o.queryLength], dtype: 'int32',
-    }),
+    run: (posenc, o) => computed(posenc.relativePositions(o), [o.queryLength, o.keyLength ?? o.queryLength], 'int32'),
   },
   'rope-frequencies': {
     summary: 'RoPE inverse frequencies [rotary-dim / 2] (float64; the attention factor is folded into rope-cache)',
@@ -83,7 +111,7 @@ export const COMMANDS = {
     flags: ROPE,
     run: (posenc, o) => {
       const { invFreq } = posenc.ropeFrequencies(ropeOptions(posenc, o));
-      return { data: invFreq, shape: [invFreq.length], dtype: 'float64' };
+      return computed(invFreq, [invFreq.length], 'float64');
     },
   },
   'rope-cache': {
@@ -97,11 +125,27 @@ export const COMMANDS = {
     },
     run: (posenc, o) => {
       const options = ropeOptions(posenc, o);
-      const { cos, sin } = posenc.ropeCache(options);
-      const data = new Float32Array(cos.length * 2);
-      data.set(cos);
-      data.set(sin, cos.length);
-      return { data, shape: [2, options.length, options.rotaryDim / 2], dtype: 'float32' };
+      // rows computed apart must see the whole table's sequence length (HF's
+      // dynamic and LongRoPE scaling read it: max position + 1)
+      const { scaling } = options;
+      const whole = scaling !== null && typeof scaling === 'object' && scaling.seqLength === undefined &&
+        (scaling.type === 'dynamic' || scaling.type === 'longrope') && Number.isSafeInteger(options.length)
+        ? { ...scaling, seqLength: (options.offset ?? 0) + options.length } : scaling;
+      return rowChunked({
+        rows: options.length,
+        width: options.rotaryDim / 2,
+        parts: 2,
+        compute: (first, rows, out) => {
+          const { cos, sin } = posenc.ropeCache(rows === options.length ? options : {
+            ...options, length: rows, offset: offsetBy(options.offset, first), scaling: whole,
+            out: out && { cos: out[0], sin: out[1] },
+          });
+          return [cos, sin];
+        },
+        shape: [2, options.length, options.rotaryDim / 2],
+        dtype: 'float32',
+        chunk: CHUNK,
+      });
     },
   },
   'alibi-slopes': {
@@ -113,7 +157,7 @@ export const COMMANDS = {
     },
     run: (posenc, { heads, ...o }) => {
       const data = posenc.alibiSlopes(heads, o);
-      return { data, shape: [data.length], dtype: 'float64' };
+      return computed(data, [data.length], 'float64');
     },
   },
   alibi: {
@@ -126,9 +170,7 @@ export const COMMANDS = {
       'query-offset': flag('queryOffset', 'number', 'position of query row 0 (default 0)'),
       'max-bias': flag('maxBias', 'number', 'default 8'),
     },
-    run: (posenc, o) => ({
-      data: posenc.alibiBias(o), shape: [o.heads, o.queryLength, o.keyLength ?? o.queryLength], dtype: 'float32',
-    }),
+    run: (posenc, o) => computed(posenc.alibiBias(o), [o.heads, o.queryLength, o.keyLength ?? o.queryLength], 'float32'),
   },
   't5-buckets': {
     summary: "T5's relative position buckets [query-length][key-length] (int32)",
@@ -140,8 +182,15 @@ export const COMMANDS = {
       'max-distance': flag('maxDistance', 'number', 'default 128'),
       'query-offset': flag('queryOffset', 'number', 'position of query row 0 (default 0)'),
     },
-    run: (posenc, o) => ({
-      data: posenc.t5Buckets(o), shape: [o.queryLength, o.keyLength ?? o.queryLength], dtype: 'int32',
+    run: (posenc, o) => rowChunked({
+      rows: o.queryLength,
+      width: o.keyLength ?? o.queryLength,
+      compute: (first, rows, out) => [posenc.t5Buckets(rows === o.queryLength ? o : {
+        ...o, queryLength: rows, keyLength: o.keyLength ?? o.queryLength, queryOffset: offsetBy(o.queryOffset, first), out: out?.[0],
+      })],
+      shape: [o.queryLength, o.keyLength ?? o.queryLength],
+      dtype: 'int32',
+      chunk: CHUNK,
     }),
   },
   'deberta-buckets': {
@@ -152,9 +201,7 @@ export const COMMANDS = {
       'bucket-size': flag('bucketSize', 'number', 'default 256'),
       'max-position': flag('maxPosition', 'number', 'default 512'),
     },
-    run: (posenc, o) => ({
-      data: posenc.debertaBuckets(o), shape: [o.queryLength, o.keyLength ?? o.queryLength], dtype: 'int32',
-    }),
+    run: (posenc, o) => computed(posenc.debertaBuckets(o), [o.queryLength, o.keyLength ?? o.queryLength], 'int32'),
   },
   'transformer-xl': {
     summary: "Transformer-XL's relative sinusoid [key-length][d-model], positions descending",
@@ -164,7 +211,7 @@ export const COMMANDS = {
       'd-model': flag('dModel', 'number', 'columns, even (required)'),
       'clamp-length': flag('clampLength', 'number', 'clamp positions above it (default 0: none)'),
     },
-    run: (posenc, o) => ({ data: posenc.transformerXLEmbedding(o), shape: [o.keyLength, o.dModel], dtype: 'float32' }),
+    run: (posenc, o) => computed(posenc.transformerXLEmbedding(o), [o.keyLength, o.dModel], 'float32'),
   },
 };
 

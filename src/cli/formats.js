@@ -1,6 +1,14 @@
-// formats.js: the CLI's output formats. Each encoder takes a tensor
-// { data (typed array, row-major), shape, dtype } and returns a string or bytes.
+// formats.js: the CLI's output formats. Each format is a generator over a
+// tensor { shape, dtype, read(start, count) } (read returns the row-major
+// elements start .. start + count - 1 as a typed array) that yields the output
+// in pieces (strings or bytes) of about CHUNK values, so memory stays bounded
+// whatever the size of the tensor.
+import { endianness } from 'node:os';
+import { MAX_WIDTH, writeFinite, writeText } from './decimal.js';
 import { formatTorch } from './torch.js';
+
+/** Values formatted per piece: about 4 MB of CSV text, 1 MB of float32 bytes. */
+export const CHUNK = 1 << 18;
 
 /** dtype -> NumPy's descr (little-endian) and bytes per element. */
 const DTYPES = {
@@ -9,50 +17,122 @@ const DTYPES = {
   int32: { descr: '<i4', bytes: 4, setter: 'setInt32' },
 };
 
-// The shortest decimal that reads back as the same float32 (or float64) value.
-function shortest(v, dtype) {
-  if (Number.isNaN(v)) return 'nan';
-  if (!Number.isFinite(v)) return v > 0 ? 'inf' : '-inf';
-  if (dtype !== 'float32') return String(v);
-  for (let p = 1; p < 9; p++) {
-    const s = Number(v.toPrecision(p));
-    if (Math.fround(s) === v) return String(s);
-  }
-  return String(Number(v.toPrecision(9)));
-}
+const COMMA = 44;
+const NEWLINE = 10;
+const OPEN = 91;
+const CLOSE = 93;
+const product = (dims) => dims.reduce((a, b) => a * b, 1);
 
-/** CSV: one line per row of the last axis (leading axes flattened); inf/-inf/nan as NumPy writes them. */
-function csv({ data, shape, dtype }) {
-  const cols = shape.length ? shape[shape.length - 1] : 1;
-  const lines = [];
-  for (let i = 0; i < data.length; i += cols) {
-    lines.push(Array.from(data.subarray(i, i + cols), (v) => shortest(v, dtype)).join(','));
-  }
-  return lines.length ? `${lines.join('\n')}\n` : '';
+/**
+ * A byte buffer of at least `size` bytes, reused from piece to piece (a piece
+ * is written before the next is made): garbage would otherwise pile up to
+ * tens of MB between collections.
+ */
+function reusable() {
+  let buffer = new Uint8Array(0);
+  return (size) => {
+    if (buffer.length < size) buffer = new Uint8Array(size);
+    return buffer;
+  };
 }
 
 /**
- * JSON: { shape, dtype, data } with data nested by shape. JSON has no
- * infinities: they are written as the strings "Infinity", "-Infinity" and
- * "NaN", which JS Number() and Python float() both read back.
+ * The tensor's rows of its last axis, a piece at a time:
+ * yields { values, rows } with whole rows only (at least one row a piece).
  */
-function json({ data, shape, dtype }) {
-  const value = (v) => (Number.isFinite(v) ? Number(shortest(v, dtype)) : String(v));
-  const nest = (axis, base, stride) => {
-    if (axis === shape.length) return value(data[base]);
-    const inner = stride / shape[axis];
-    return Array.from({ length: shape[axis] }, (_, i) => nest(axis + 1, base + i * inner, inner));
-  };
-  return `${JSON.stringify({ shape, dtype, data: nest(0, 0, shape.reduce((a, b) => a * b, 1)) })}\n`;
+function* rowPieces({ shape, read }) {
+  const cols = shape.length ? shape[shape.length - 1] : 1;
+  const rows = product(shape.slice(0, -1));
+  const perPiece = Math.max(1, Math.floor(CHUNK / Math.max(cols, 1)));
+  for (let r = 0; r < rows; r += perPiece) {
+    const n = Math.min(perPiece, rows - r);
+    yield { values: read(r * cols, n * cols), rows: n, first: r };
+  }
+}
+
+/** CSV: one line per row of the last axis (leading axes flattened); inf/-inf/nan as NumPy writes them. */
+function* csv(tensor) {
+  const { shape, dtype } = tensor;
+  const cols = shape.length ? shape[shape.length - 1] : 1;
+  if (product(shape) === 0) return;
+  const buffer = reusable();
+  for (const { values, rows } of rowPieces(tensor)) {
+    const out = buffer(values.length * (MAX_WIDTH[dtype] + 1) + rows);
+    let at = 0;
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i];
+      if (Number.isFinite(v)) at = writeFinite(out, at, v, dtype);
+      else at = writeText(out, at, Number.isNaN(v) ? 'nan' : v > 0 ? 'inf' : '-inf');
+      out[at++] = (i + 1) % cols === 0 ? NEWLINE : COMMA;
+    }
+    yield out.subarray(0, at);
+  }
+}
+
+/**
+ * JSON: { shape, dtype, data } with data nested by shape, exactly as
+ * JSON.stringify writes it. JSON has no infinities: they are written as the
+ * strings "Infinity", "-Infinity" and "NaN", which JS Number() and Python
+ * float() both read back.
+ */
+function* json(tensor) {
+  const { shape, dtype } = tensor;
+  yield `${JSON.stringify({ shape, dtype }).slice(0, -1)},"data":`;
+  const leading = shape.slice(0, -1);
+  if (shape.length === 0 || product(leading) === 0) {
+    // nothing to read: only brackets ([[], []] for shape [2, 0, 5])
+    const nest = (axis) => (axis >= leading.length ? [] : Array.from({ length: shape[axis] }, () => nest(axis + 1)));
+    yield `${JSON.stringify(shape.length ? nest(0) : tensor.read(0, 1)[0])}}\n`;
+    return;
+  }
+  const buffer = reusable();
+  for (const { values, rows, first } of rowPieces(tensor)) {
+    const cols = values.length / rows;
+    const out = buffer(values.length * (MAX_WIDTH[dtype] + 3) + rows * (2 * leading.length + 3));
+    let at = 0;
+    for (let r = 0; r < rows; r++) {
+      // brackets between rows: each leading axis whose index wraps to 0 at this row closes and reopens
+      let wraps = 0;
+      for (let axis = leading.length - 1, q = first + r; axis >= 0 && q % leading[axis] === 0; axis--) {
+        wraps += 1;
+        q /= leading[axis];
+      }
+      if (first + r === 0) for (let i = 0; i < leading.length; i++) out[at++] = OPEN;
+      else {
+        for (let i = 0; i < wraps; i++) out[at++] = CLOSE;
+        out[at++] = COMMA;
+        for (let i = 0; i < wraps; i++) out[at++] = OPEN;
+      }
+      out[at++] = OPEN;
+      for (let c = 0; c < cols; c++) {
+        const v = values[r * cols + c];
+        if (c > 0) out[at++] = COMMA;
+        if (Number.isFinite(v)) at = writeFinite(out, at, v, dtype);
+        else at = writeText(out, at, `"${v}"`);
+      }
+      out[at++] = CLOSE;
+    }
+    yield out.subarray(0, at);
+  }
+  yield `${']'.repeat(leading.length)}}\n`;
 }
 
 /** Raw little-endian element bytes, row-major, no header. */
-function raw({ data, dtype }) {
+function* raw({ shape, dtype, read }) {
   const { bytes, setter } = DTYPES[dtype];
-  const out = new Uint8Array(data.length * bytes);
-  const view = new DataView(out.buffer);
-  for (let i = 0; i < data.length; i++) view[setter](i * bytes, data[i], true);
-  return out;
+  const size = product(shape);
+  const buffer = reusable();
+  for (let start = 0; start < size; start += CHUNK) {
+    const values = read(start, Math.min(CHUNK, size - start));
+    if (endianness() === 'LE') {
+      yield new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+    } else {
+      const out = buffer(values.length * bytes).subarray(0, values.length * bytes);
+      const view = new DataView(out.buffer);
+      for (let i = 0; i < values.length; i++) view[setter](i * bytes, values[i], true);
+      yield out;
+    }
+  }
 }
 
 /**
@@ -61,28 +141,26 @@ function raw({ data, dtype }) {
  * with spaces and ended by "\n" so that the data starts at a multiple of 64
  * bytes, then the raw little-endian data (numpy/lib/format.py).
  */
-function npy(tensor) {
+function* npy(tensor) {
   const { descr } = DTYPES[tensor.dtype];
   const shape = tensor.shape.length === 1 ? `(${tensor.shape[0]},)` : `(${tensor.shape.join(', ')})`;
   let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shape}, }`;
   const preamble = 10; // magic (6) + version (2) + header length (2)
   header += ' '.repeat(63 - ((preamble + header.length) % 64)) + '\n';
-  const body = raw(tensor);
-  const out = new Uint8Array(preamble + header.length + body.length);
+  const out = new Uint8Array(preamble + header.length);
   out.set([0x93, ...Buffer.from('NUMPY', 'latin1'), 1, 0, header.length & 0xff, header.length >> 8]);
   out.set(Buffer.from(header, 'latin1'), preamble);
-  out.set(body, preamble + header.length);
-  return out;
+  yield out;
+  yield* raw(tensor);
 }
 
-/** Format name -> encoder. 'table' is torch's repr. */
-export const FORMATS = {
-  table: ({ data, shape, dtype }) => `${formatTorch(data, shape, dtype)}\n`,
-  csv,
-  json,
-  raw,
-  npy,
-};
+/** torch's repr: only the values it shows are read (a summarized tensor shows its edges). */
+function* table(tensor) {
+  yield `${formatTorch(tensor, tensor.shape, tensor.dtype)}\n`;
+}
+
+/** Format name -> generator of output pieces. 'table' is torch's repr. */
+export const FORMATS = { table, csv, json, raw, npy };
 
 /** Formats that write bytes (refused on a terminal). */
 export const BINARY = new Set(['raw', 'npy']);

@@ -1,18 +1,29 @@
 // main.js: posenc's command line. Parses argv by hand (no dependencies), runs
 // one subcommand and writes its tensor as a torch-style table, CSV, JSON, raw
-// little-endian bytes or NumPy .npy. Exit codes: 0 done, 2 bad arguments
-// (usage or a value the library rejects), 1 anything else (I/O).
-import { readFileSync, writeFileSync } from 'node:fs';
+// little-endian bytes or NumPy .npy, a piece at a time. Every failure is one
+// line on stderr and one of the exit statuses in EXIT; nothing is thrown.
+import { readFileSync } from 'node:fs';
 import { COMMANDS, UsageError, optionOf } from './commands.js';
 import { BINARY, FORMATS, formatOfPath } from './formats.js';
+import { PipeClosed, writeToFile, writeToStream } from './output.js';
 
 const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+
+/** The exit statuses, as `posenc --help` and the README list them. */
+export const EXIT = {
+  ok: 0, // written (also when the reader of stdout closed it early, as `head` does)
+  failed: 1, // a file could not be read or written, or the machine ran out of memory
+  usage: 2, // a bad command line: unknown command or flag, a missing or bad value (the library's message)
+};
 
 const COMMON = {
   format: `table (torch's repr, the default), csv, json, raw (little-endian float32/int32/float64) or npy`,
   out: 'write to this file instead of stdout (the format follows a .npy, .csv, .json, .bin or .txt name)',
   help: 'show this help',
 };
+
+const has = (object, key) => Object.hasOwn(object, key);
+const commandList = () => Object.keys(COMMANDS).join(', ');
 
 function mainHelp() {
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
@@ -26,6 +37,11 @@ function mainHelp() {
     '',
     "Flags are the JS API's option names in kebab-case (dModel is --d-model); `posenc <command> --help`",
     'lists them. Example: posenc sinusoidal --length 10 --d-model 6',
+    '',
+    'exit status:',
+    `  ${EXIT.ok}  written (also when the reader closes the pipe early: posenc ... | head)`,
+    `  ${EXIT.failed}  a file could not be read or written, or memory ran out`,
+    `  ${EXIT.usage}  bad command line: an unknown command or flag, a missing or bad value`,
     '',
   ].join('\n');
 }
@@ -49,13 +65,14 @@ function commandHelp(name) {
 
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
 const BOOLEANS = { true: true, false: false, yes: true, no: false, 1: true, 0: false };
+const isBoolean = (text) => has(BOOLEANS, text.toLowerCase());
 
 // A flag's text as the API value. Text that is not of the flag's kind goes to
 // the library as it is, so the library's message ("must be an integer ...,
 // got "ten"") explains it.
 function readValue(name, kind, text) {
   if (kind === 'number') return NUMBER.test(text) ? Number(text) : text;
-  if (kind === 'bool') return text.toLowerCase() in BOOLEANS ? BOOLEANS[text.toLowerCase()] : text;
+  if (kind === 'bool') return isBoolean(text) ? BOOLEANS[text.toLowerCase()] : text;
   if (kind === 'json') {
     try {
       return JSON.parse(text);
@@ -78,6 +95,8 @@ function unknownFlag(command, name) {
 /** Parses the flags after the command: { options, format, out, help }. */
 export function parseFlags(command, args) {
   const { flags } = COMMANDS[command];
+  // own flags only: --constructor or --to-string name no flag, whatever Object.prototype holds
+  const flagOf = (name) => (has(flags, name) ? flags[name] : undefined);
   const parsed = { options: {}, format: undefined, out: undefined, help: false };
   const seen = new Set();
   for (let i = 0; i < args.length; i++) {
@@ -88,18 +107,18 @@ export function parseFlags(command, args) {
     }
     if (!arg.startsWith('--') || arg === '--') throw new UsageError(`unexpected argument '${arg}' (flags start with --)`);
     let [name, text] = arg.slice(2).split(/=(.*)/s, 2);
-    let spec = flags[name];
-    if (!spec && name.startsWith('no-') && flags[name.slice(3)]?.kind === 'bool' && text === undefined) {
+    let spec = flagOf(name);
+    if (!spec && name.startsWith('no-') && flagOf(name.slice(3))?.kind === 'bool' && text === undefined) {
       name = name.slice(3);
-      spec = flags[name];
+      spec = flagOf(name);
       text = 'false';
     }
-    if (!spec && !(name in COMMON)) throw unknownFlag(command, name);
+    if (!spec && !has(COMMON, name)) throw unknownFlag(command, name);
     if (seen.has(name)) throw new UsageError(`--${name} is given twice`);
     seen.add(name);
     if (text === undefined) {
       const next = args[i + 1];
-      if (spec?.kind === 'bool' && (next === undefined || next.startsWith('--') || !(next.toLowerCase() in BOOLEANS))) {
+      if (spec?.kind === 'bool' && (next === undefined || next.startsWith('--') || !isBoolean(next))) {
         text = 'true';
       } else if (next === undefined || (next.startsWith('--') && next !== '--')) {
         throw new UsageError(`--${name} needs a value`);
@@ -109,7 +128,7 @@ export function parseFlags(command, args) {
       }
     }
     if (name === 'format') {
-      if (!(text in FORMATS)) throw new UsageError(`--format must be one of ${Object.keys(FORMATS).join(', ')}, got '${text}'`);
+      if (!has(FORMATS, text)) throw new UsageError(`--format must be one of ${Object.keys(FORMATS).join(', ')}, got '${text}'`);
       parsed.format = text;
     } else if (name === 'out') {
       parsed.out = text;
@@ -120,32 +139,50 @@ export function parseFlags(command, args) {
   return parsed;
 }
 
+// A message on one line (a library message never spans lines; this makes sure).
+const oneLine = (text) => String(text).replace(/\s*\n\s*/g, ' ').trim();
+
+/** The exit status and the one line that explain an error from running a command. */
+function explain(command, error) {
+  const help = `see 'posenc ${command} --help'`;
+  if (error instanceof UsageError) return [EXIT.usage, `posenc ${command}: ${error.message} (${help})`];
+  if ((error instanceof TypeError || error instanceof RangeError) && /^posenc\.\w+: /.test(error.message)) {
+    // the library's own message, and the flag of the option it names
+    const option = /^posenc\.\w+: (?:unknown option ')?([A-Za-z]+)/.exec(error.message)?.[1];
+    const flag = Object.entries(COMMANDS[command].flags).find(([name, spec]) => optionOf(name, spec) === option)?.[0];
+    return [EXIT.usage, `${error.message} (${flag ? `${option} is --${flag}; ` : ''}${help})`];
+  }
+  // a system error (ENOENT, EISDIR, ENOSPC, ...) names its file; anything else is out of memory or a fault
+  return [EXIT.failed, `posenc ${command}: ${error.message}`];
+}
+
 /**
  * Runs the CLI: argv without `node posenc`; io = { stdout, stderr } streams
- * (stdout.isTTY is honoured). Resolves to the exit code.
+ * (stdout.isTTY is honoured). Resolves to the exit status; never rejects.
  */
 export async function main(argv, io = { stdout: process.stdout, stderr: process.stderr }) {
   const say = (stream, text) => stream.write(text.endsWith('\n') ? text : `${text}\n`);
+  const fail = (status, text) => {
+    say(io.stderr, oneLine(text));
+    return status;
+  };
   const [command, ...rest] = argv;
   if (command === undefined) {
-    say(io.stderr, mainHelp());
-    return 2;
+    return fail(EXIT.usage, `posenc ${VERSION}: a command is needed: posenc <command> [flags] (commands: ${commandList()}; see posenc --help)`);
   }
   if (command === '--help' || command === '-h' || command === 'help') {
-    if (rest[0] !== undefined && !(rest[0] in COMMANDS)) {
-      say(io.stderr, `posenc: unknown command '${rest[0]}' (commands: ${Object.keys(COMMANDS).join(', ')})`);
-      return 2;
+    if (rest[0] !== undefined && !has(COMMANDS, rest[0])) {
+      return fail(EXIT.usage, `posenc: unknown command '${rest[0]}' (commands: ${commandList()})`);
     }
     say(io.stdout, rest[0] !== undefined ? commandHelp(rest[0]) : mainHelp());
-    return 0;
+    return EXIT.ok;
   }
   if (command === '--version' || command === '-v') {
     say(io.stdout, VERSION);
-    return 0;
+    return EXIT.ok;
   }
-  if (!Object.hasOwn(COMMANDS, command)) {
-    say(io.stderr, `posenc: unknown command '${command}' (commands: ${Object.keys(COMMANDS).join(', ')}; see posenc --help)`);
-    return 2;
+  if (!has(COMMANDS, command)) {
+    return fail(EXIT.usage, `posenc: unknown command '${command}' (commands: ${commandList()}; see posenc --help)`);
   }
   let tensor;
   let parsed;
@@ -153,39 +190,26 @@ export async function main(argv, io = { stdout: process.stdout, stderr: process.
     parsed = parseFlags(command, rest);
     if (parsed.help) {
       say(io.stdout, commandHelp(command));
-      return 0;
+      return EXIT.ok;
     }
     const posenc = await import('../../dist/posenc.mjs');
     await posenc.init();
     tensor = COMMANDS[command].run(posenc, parsed.options);
   } catch (error) {
-    if (error instanceof UsageError) {
-      say(io.stderr, `posenc ${command}: ${error.message}\nsee 'posenc ${command} --help'`);
-      return 2;
-    }
-    if (error instanceof TypeError || error instanceof RangeError) {
-      // the library's own message, and the flag of the option it names
-      const option = /^posenc\.\w+: (?:unknown option ')?([A-Za-z]+)/.exec(error.message)?.[1];
-      const flag = Object.entries(COMMANDS[command].flags).find(([name, spec]) => optionOf(name, spec) === option)?.[0];
-      say(io.stderr, error.message);
-      say(io.stderr, `${flag ? `(${option} is --${flag}) ` : ''}see 'posenc ${command} --help'`);
-      return 2;
-    }
-    say(io.stderr, `posenc ${command}: ${error.message}`);
-    return 1;
+    return fail(...explain(command, error));
   }
   const format = parsed.format ?? (parsed.out !== undefined ? formatOfPath(parsed.out) : undefined) ?? 'table';
   if (BINARY.has(format) && parsed.out === undefined && io.stdout.isTTY) {
-    say(io.stderr, `posenc ${command}: refusing to write ${format} bytes to a terminal: add --out FILE or redirect stdout`);
-    return 2;
+    return fail(EXIT.usage, `posenc ${command}: refusing to write ${format} bytes to a terminal: add --out FILE or redirect stdout`);
   }
-  const output = FORMATS[format](tensor);
   try {
-    if (parsed.out !== undefined) writeFileSync(parsed.out, output);
-    else await new Promise((resolve, reject) => io.stdout.write(output, (error) => (error ? reject(error) : resolve())));
+    const pieces = FORMATS[format](tensor);
+    if (parsed.out !== undefined) writeToFile(parsed.out, pieces);
+    else await writeToStream(io.stdout, pieces);
   } catch (error) {
-    say(io.stderr, `posenc ${command}: cannot write ${parsed.out ?? 'stdout'}: ${error.message}`);
-    return 1;
+    if (error instanceof PipeClosed) return EXIT.ok;
+    if (error.code) return fail(EXIT.failed, `posenc ${command}: cannot write ${parsed.out ?? 'stdout'}: ${error.message}`);
+    return fail(...explain(command, error));
   }
-  return 0;
+  return EXIT.ok;
 }

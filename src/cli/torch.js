@@ -93,17 +93,18 @@ const strides = (shape) => shape.map((_, k) => shape.slice(k + 1).reduce((a, b) 
 
 // The indices kept along one axis when summarizing: the first and last EDGEITEMS.
 function axisIndices(n, summarize) {
-  const all = Array.from({ length: n }, (_, i) => i);
-  return summarize && n > 2 * EDGEITEMS ? [...all.slice(0, EDGEITEMS), null, ...all.slice(n - EDGEITEMS)] : all;
+  const range = (from, count) => Array.from({ length: count }, (_, i) => from + i);
+  if (!summarize || n <= 2 * EDGEITEMS) return range(0, n);
+  return [...range(0, EDGEITEMS), null, ...range(n - EDGEITEMS, EDGEITEMS)]; // never the whole axis: it may be millions long
 }
 
 // Every value that get_summarized_data keeps (what the formatter measures).
-function summarized(data, shape, summarize) {
+function summarized(get, shape, summarize) {
   const st = strides(shape);
   const out = [];
   const walk = (axis, base) => {
     if (axis === shape.length) {
-      out.push(data[base]);
+      out.push(get(base));
       return;
     }
     for (const i of axisIndices(shape[axis], summarize)) if (i !== null) walk(axis + 1, base + i * st[axis]);
@@ -112,39 +113,74 @@ function summarized(data, shape, summarize) {
   return out;
 }
 
-function tensorStr(data, shape, st, axis, base, indent, summarize, f) {
+/**
+ * The element getter (flat index -> value) of `source`: an array-like, or a
+ * tensor { read(start, count) } of which only the elements torch shows are
+ * read (the first and last EDGEITEMS along every axis when summarizing), so a
+ * huge tensor prints without ever being held.
+ */
+function elements(source, shape, summarize) {
+  if (typeof source.read !== 'function') return (i) => source[i];
+  const size = shape.reduce((a, b) => a * b, 1);
+  if (!summarize) {
+    const all = source.read(0, size);
+    return (i) => all[i];
+  }
+  const st = strides(shape);
+  const last = shape.length - 1;
+  const kept = new Map();
+  const walk = (axis, base) => {
+    if (axis < last) {
+      for (const i of axisIndices(shape[axis], true)) if (i !== null) walk(axis + 1, base + i * st[axis]);
+      return;
+    }
+    const n = shape[last];
+    const runs = n > 2 * EDGEITEMS ? [[0, EDGEITEMS], [n - EDGEITEMS, EDGEITEMS]] : [[0, n]];
+    for (const [start, count] of runs) {
+      const values = source.read(base + start, count);
+      for (let k = 0; k < count; k++) kept.set(base + start + k, values[k]);
+    }
+  };
+  walk(0, 0);
+  return (i) => kept.get(i);
+}
+
+function tensorStr(get, shape, st, axis, base, indent, summarize, f) {
   const dims = shape.length - axis;
   if (dims === 1) {
-    const items = axisIndices(shape[axis], summarize).map((i) => (i === null ? ' ...' : f.format(data[base + i * st[axis]])));
+    const items = axisIndices(shape[axis], summarize).map((i) => (i === null ? ' ...' : f.format(get(base + i * st[axis]))));
     const perLine = Math.max(1, Math.floor((LINEWIDTH - indent) / (f.width + 2)));
     const lines = [];
     for (let i = 0; i < items.length; i += perLine) lines.push(items.slice(i, i + perLine).join(', '));
     return `[${lines.join(`,\n${' '.repeat(indent + 1)}`)}]`;
   }
   const slices = axisIndices(shape[axis], summarize).map((i) =>
-    i === null ? '...' : tensorStr(data, shape, st, axis + 1, base + i * st[axis], indent + 1, summarize, f),
+    i === null ? '...' : tensorStr(get, shape, st, axis + 1, base + i * st[axis], indent + 1, summarize, f),
   );
   return `[${slices.join(`,${'\n'.repeat(dims - 1)}${' '.repeat(indent + 1)}`)}]`;
 }
 
 /**
- * torch's repr of `data` (a typed array, row-major) with `shape`:
- * `tensor([[ 0.0000,  1.0000, ...]])`. dtype is 'float32' (torch's default,
- * no suffix), 'float64' or 'int32' (suffixed `dtype=torch.float64`, ...).
+ * torch's repr of a tensor with `shape`: `tensor([[ 0.0000,  1.0000, ...]])`.
+ * `data` holds its elements row-major: a typed array or array, or a tensor
+ * { read(start, count) } (only the elements shown are read). dtype is
+ * 'float32' (torch's default, no suffix), 'float64' or 'int32' (suffixed
+ * `dtype=torch.float64`, ...).
  */
 export function formatTorch(data, shape, dtype) {
   const prefix = 'tensor(';
   const indent = prefix.length;
   const suffixes = [];
+  const size = shape.reduce((a, b) => a * b, 1);
   let body;
-  if (data.length === 0) {
+  if (size === 0) {
     body = '[]';
     if (shape.length !== 1) suffixes.push(`size=(${shape.join(', ')})`);
   } else {
-    const summarize = data.length > THRESHOLD;
-    const values = Array.from(data);
-    const f = formatter(summarized(values, shape, summarize), dtype !== 'int32');
-    body = shape.length === 0 ? f.format(values[0]).trim() : tensorStr(values, shape, strides(shape), 0, 0, indent, summarize, f);
+    const summarize = size > THRESHOLD;
+    const get = elements(data, shape, summarize);
+    const f = formatter(summarized(get, shape, summarize), dtype !== 'int32');
+    body = shape.length === 0 ? f.format(get(0)).trim() : tensorStr(get, shape, strides(shape), 0, 0, indent, summarize, f);
   }
   if (dtype !== 'float32') suffixes.push(`dtype=torch.${dtype}`);
   let text = prefix + body;

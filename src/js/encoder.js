@@ -681,7 +681,7 @@ class Encoder {
    * @param {Int32Array | number[]} tokens ids in [0, vocabSize), at least one
    * @param {{ mask?: ArrayLike<number | boolean>, causal?: boolean, language?: number, out?: Float32Array }} [options]
    *   mask: 1 = token, 0 = padding (never attended to); causal: token i sees keys j <= i;
-   *   language: a row of language_embed added to every token (the seed's translation encoder)
+   *   language: a row of language_embed added to every token (the translation encoder of "Transformer Encoder Explained")
    * @returns {Float32Array}
    */
   forward(tokens, options = {}) {
@@ -717,8 +717,8 @@ class Encoder {
   }
 
   /**
-   * Mean pooling of the output over the unmasked tokens (the seed's sentiment
-   * sketch, x.mean(axis=1)): a Float32Array [dModel].
+   * Mean pooling of the output over the unmasked tokens (the sentiment sketch
+   * of "Transformer Encoder Explained", x.mean(axis=1)): a Float32Array [dModel].
    * @param {Int32Array | number[]} tokens
    * @param {{ mask?, causal?, language?, out?: Float32Array }} [options] as forward; out has dModel elements
    * @returns {Float32Array}
@@ -853,7 +853,7 @@ export function encoderTensorShapes(options) {
  * Softmax of each row of x [rows][cols], in place, numerically stable:
  * exp(x - max) / sum exp(x - max). -Infinity entries (masked) get 0, a row of
  * only -Infinity becomes zeros; NaN or +Infinity entries are a RangeError.
- * The seed article's exp(x) / sum(exp(x)) turns scores above ~88.7 into NaN.
+ * The naive exp(x) / sum(exp(x)) of "Transformer Encoder Explained" turns scores above ~88.7 into NaN.
  * @param {Float32Array | WasmArray} x
  * @param {{ cols?: number }} [options] the row length; default x.length (one row)
  * @returns x

@@ -109,7 +109,7 @@ export interface AddSinusoidalOptions extends TableOptions {
   batch?: number;
   /** 'bsd' = [batch][seq][dModel] (default), 'sbd' = [seq][batch][dModel] */
   order?: 'bsd' | 'sbd';
-  /** x = x * scale + PE; default 1 (the seed article uses sqrt(dModel)) */
+  /** x = x * scale + PE; default 1 ("Transformer Encoder Explained" uses sqrt(dModel)) */
   scale?: number;
 }
 /** Adds the table to x in place and returns x. */

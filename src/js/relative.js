@@ -1,4 +1,4 @@
-// relative.js: the relative-position matrix of the JAX/Flax seed.
+// relative.js: the relative-position matrix of the JAX/Flax tutorial.
 import { heapCall } from './heap.js';
 import { wasm } from './wasm.js';
 import { INT32_MAX, INT32_MIN, checkLength, elementCount, integer, readOptions, typedArray } from './params.js';
@@ -12,7 +12,7 @@ const spec = {
 
 /**
  * rpe[i][j] = j - i + shift, row-major [queryLength][keyLength], as int32.
- * The JAX seed uses shift = maxSeqLen so every entry is positive.
+ * The JAX/Flax tutorial uses shift = maxSeqLen so every entry is positive.
  * @returns {Int32Array} `out` when given (filled), else a new array
  */
 export function relativePositions(options) {

@@ -89,6 +89,24 @@ const SCALING = {
 };
 
 /**
+ * A config.json rope_scaling dict given as it is (rope_type,
+ * original_max_position_embeddings, ...): refused, with the camelCase object
+ * scaling takes written out, and ropeFromConfig named (it reads the dict, and
+ * the keys outside it that scaling needs).
+ */
+function rejectSnakeCase(fn, scaling, label) {
+  const snake = Object.keys(scaling).filter((key) => key.includes('_'));
+  if (snake.length === 0) return;
+  const camel = (key) => (key === 'rope_type' ? 'type' : key.replace(/_([a-z])/g, (_, c) => c.toUpperCase()));
+  const value = (v) => (Array.isArray(v) ? `[${v.length > 3 ? `${v.slice(0, 3).join(', ')}, ...` : v.join(', ')}]` : describe(v));
+  const entries = Object.entries(scaling).filter(([key]) => key !== 'type' || !Object.hasOwn(scaling, 'rope_type'));
+  const written = entries.map(([key, v]) => `${camel(key)}: ${value(v)}`).join(', ');
+  throw new TypeError(
+    `posenc.${fn}: ${label('').slice(0, -1)} takes camelCase keys, got Hugging Face's snake_case ${snake.map((k) => `'${k}'`).join(', ')}: write { ${written} }, or pass the whole config.json to ropeFromConfig`,
+  );
+}
+
+/**
  * Reads a scaling object ({ type, ...parameters }) for a rotary dimension.
  * `label` names a parameter in messages (ropeFromConfig names config keys).
  */
@@ -98,6 +116,7 @@ function readScaling(fn, options, rotaryDim, label = (key) => `scaling.${key}`) 
     throw fail(TypeError, fn, 'scaling', "an object such as { type: 'linear', factor: 2 }", options);
   }
   const scaling = snapshot(options);
+  rejectSnakeCase(fn, scaling, label);
   const allowedTypes = ROPE_TYPES.map((t) => `'${t}'`).join(', ');
   if (scaling.type === undefined) throw new TypeError(`posenc.${fn}: ${label('type')} is required (one of ${allowedTypes})`);
   const type = oneOf(ROPE_TYPES).check(fn, label('type'), scaling.type);
@@ -494,8 +513,12 @@ function configNumber(fn, config, key) {
  * partial_rotary_factor inside it), partial_rotary_factor, head_dim,
  * hidden_size, num_attention_heads, max_position_embeddings,
  * original_max_position_embeddings (top level first, as HF's
- * standardize_rope_params), and GPT-NeoX's rotary_pct / rotary_emb_base and
- * GPT-J's rotary_dim. rotaryDim = int(headDim * partialRotaryFactor) as in HF.
+ * standardize_rope_params), GPT-NeoX's rotary_pct / rotary_emb_base, GPT-J's
+ * rotary_dim (n_embd, n_head), DeepSeek-V2/V3's qk_rope_head_dim (the rotated
+ * part of a head under multi-head latent attention, before head_dim), and
+ * ChatGLM's kv_channels and rope_ratio (model_type 'chatglm': half a head
+ * rotates, base 10000 * rope_ratio). rotaryDim = int(headDim *
+ * partialRotaryFactor) as in HF.
  * Per-layer-type rope_parameters (e.g. Gemma 3) need options.layerType.
  * @param {object} config the parsed config.json
  * @param {{ layerType?: string }} [options]
@@ -540,26 +563,49 @@ export function ropeFromConfig(config, options = {}) {
     return v;
   };
 
-  const base = fromDict('rope_theta') ?? configNumber(fn, config, 'rope_theta') ?? configNumber(fn, config, 'rotary_emb_base') ?? 10000;
-  if (!(base > 1) || !Number.isFinite(base)) throw fail(RangeError, fn, 'config.rope_theta', 'a finite number > 1', base);
+  // ChatGLM2/3 and GLM-4 (THUDM modeling_chatglm.py) rotate half of each head,
+  // RotaryEmbedding(rotary_dim // 2) with rotary_dim = kv_channels, at base 10000 * rope_ratio
+  const chatglm = config.model_type === 'chatglm';
+  const ratio = configNumber(fn, config, 'rope_ratio') ?? 1;
+  if (!(ratio > 0) || !Number.isFinite(ratio)) throw fail(RangeError, fn, 'config.rope_ratio', 'a finite number > 0', ratio);
+  const theta = fromDict('rope_theta') ?? configNumber(fn, config, 'rope_theta') ?? configNumber(fn, config, 'rotary_emb_base') ?? 10000;
+  const base = theta * ratio;
+  if (!(base > 1) || !Number.isFinite(base)) {
+    throw fail(RangeError, fn, ratio === 1 ? 'config.rope_theta' : 'config.rope_theta * config.rope_ratio', 'a finite number > 1', base);
+  }
   const partial = fromDict('partial_rotary_factor') ?? configNumber(fn, config, 'partial_rotary_factor') ??
-    configNumber(fn, config, 'rotary_pct') ?? 1;
+    configNumber(fn, config, 'rotary_pct') ?? (chatglm ? 0.5 : 1);
   if (!(partial > 0 && partial <= 1)) throw fail(RangeError, fn, 'config.partial_rotary_factor', 'a number in (0, 1]', partial);
 
-  let headDim = configNumber(fn, config, 'head_dim'); // HF: getattr(config, "head_dim", None) or hidden // heads
-  if (!headDim) {
-    const hidden = configNumber(fn, config, 'hidden_size');
-    const heads = configNumber(fn, config, 'num_attention_heads');
-    if (hidden === undefined || heads === undefined) {
-      throw new TypeError(`posenc.${fn}: config.head_dim, or config.hidden_size and config.num_attention_heads, are required`);
+  const explicitDim = configNumber(fn, config, 'rotary_dim'); // GPT-J, CodeGen
+  let headDim;
+  let headKey = 'config.head_dim';
+  if (explicitDim === undefined) {
+    // DeepSeek-V2/V3 (multi-head latent attention) rotate only the qk_rope_head_dim
+    // features of each head: configuration_deepseek_v3.py sets head_dim = qk_rope_head_dim.
+    // Otherwise HF: getattr(config, "head_dim", None) or hidden_size // num_attention_heads
+    // (GPT-J and CodeGen name these n_embd and n_head; ChatGLM's head is kv_channels).
+    for (const key of ['qk_rope_head_dim', 'head_dim', ...(chatglm ? ['kv_channels'] : [])]) {
+      headDim = configNumber(fn, config, key) || undefined;
+      headKey = `config.${key}`;
+      if (headDim !== undefined) break;
     }
-    if (!Number.isInteger(hidden) || !Number.isInteger(heads) || hidden < 1 || heads < 1) {
-      throw new RangeError(`posenc.${fn}: config.hidden_size and config.num_attention_heads must be positive integers, got ${hidden} and ${heads}`);
+    if (headDim === undefined) {
+      const hidden = configNumber(fn, config, 'hidden_size') ?? configNumber(fn, config, 'n_embd');
+      const heads = configNumber(fn, config, 'num_attention_heads') ?? configNumber(fn, config, 'n_head');
+      if (hidden === undefined || heads === undefined) {
+        throw new TypeError(
+          `posenc.${fn}: config.head_dim (or config.qk_rope_head_dim), or config.hidden_size and config.num_attention_heads, are required`,
+        );
+      }
+      if (!Number.isInteger(hidden) || !Number.isInteger(heads) || hidden < 1 || heads < 1) {
+        throw new RangeError(`posenc.${fn}: config.hidden_size and config.num_attention_heads must be positive integers, got ${hidden} and ${heads}`);
+      }
+      headDim = Math.floor(hidden / heads);
+      headKey = 'config.head_dim';
     }
-    headDim = Math.floor(hidden / heads);
+    if (!Number.isInteger(headDim) || headDim < 1) throw fail(RangeError, fn, headKey, 'a positive integer', headDim);
   }
-  if (!Number.isInteger(headDim) || headDim < 1) throw fail(RangeError, fn, 'config.head_dim', 'a positive integer', headDim);
-  const explicitDim = configNumber(fn, config, 'rotary_dim'); // GPT-J
   const rotaryDim = explicitDim ?? Math.trunc(headDim * partial); // Python int(head_dim * partial_rotary_factor)
   if (!Number.isInteger(rotaryDim) || rotaryDim < 2 || rotaryDim % 2) {
     throw new RangeError(

@@ -96,7 +96,7 @@ const addSpec = {
 /**
  * Adds the table to embeddings in place: x = x * scale + PE, x laid out
  * [batch][seq][dModel] ('bsd') or [seq][batch][dModel] ('sbd'); seq is
- * x.length / (batch * dModel). The seed article scales by sqrt(dModel).
+ * x.length / (batch * dModel). "Transformer Encoder Explained" scales by sqrt(dModel).
  * @returns x
  */
 export function addSinusoidal(x, options) {

@@ -4,7 +4,9 @@
 import net from 'node:net';
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { listen, CSP } from '../../web/serve.mjs';
 
 let server;
@@ -21,9 +23,9 @@ beforeAll(async () => {
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 
 /** Sends raw bytes, resolves to { status, headers, body } once the server closes. */
-function raw(request, { timeout = 5000 } = {}) {
+function raw(request, { timeout = 5000, to = port } = {}) {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
+    const socket = net.connect(to, '127.0.0.1');
     const chunks = [];
     const timer = setTimeout(() => {
       socket.destroy();
@@ -183,6 +185,49 @@ describe('methods, sizes and load', () => {
     expect(r.status).toBe(200);
     expect(r.body.toString()).toContain('HTTP/1.1 200 OK');
   });
+});
+
+describe('symlinks and slow clients (a scratch root: web/, dist/, src/cli/ and package.json)', () => {
+  let scratch;
+  let other;
+  const at = (target) => raw(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, { to: other.address().port });
+
+  beforeAll(async () => {
+    scratch = mkdtempSync(join(tmpdir(), 'posenc-serve-'));
+    for (const dir of ['web', 'dist', 'src/cli']) mkdirSync(join(scratch, dir), { recursive: true });
+    writeFileSync(join(scratch, 'package.json'), PACKAGE_JSON);
+    writeFileSync(join(scratch, 'web', 'main.js'), 'export {};\n');
+    writeFileSync(join(scratch, 'dist', 'posenc.wasm'), 'wasm');
+    writeFileSync(join(scratch, 'src', 'cli', 'torch.js'), 'export {};\n');
+    writeFileSync(join(scratch, 'src', 'cli', 'main.js'), 'export {};\n');
+    symlinkSync('../package.json', join(scratch, 'web', 'pkg.js')); // inside the repository, outside web/
+    symlinkSync('../src/cli/main.js', join(scratch, 'web', 'cli.js')); // a file not served
+    symlinkSync('../web/main.js', join(scratch, 'dist', 'posenc.mjs')); // a page file under a package name
+    symlinkSync('main.js', join(scratch, 'web', 'alias.js')); // inside web/: fine
+    ({ server: other } = await listen({ port: 0, root: scratch, timeouts: { headers: 500, request: 1000 } }));
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => other.close(resolve));
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  test.each(['/pkg.js', '/cli.js', '/dist/posenc.mjs'])('a symlink from %s to a file outside its served folder gets 404', async (target) => {
+    const r = await at(target);
+    expect(r.status).toBe(404);
+    expect(r.body.toString()).not.toContain('"name": "posenc"');
+  });
+
+  test('a symlink that stays inside web/ is served; so are the plain files', async () => {
+    expect((await at('/alias.js')).body.toString()).toBe('export {};\n');
+    expect((await at('/main.js')).status).toBe(200);
+    expect((await at('/dist/posenc.wasm')).status).toBe(200);
+    expect((await at('/src/cli/torch.js')).status).toBe(200);
+  });
+
+  test('headers that never finish get 408 Request Timeout, not 400', async () => {
+    const r = await raw('GET / HTTP/1.1\r\nHost: x\r\n', { to: other.address().port, timeout: 10000 });
+    expect(r.status).toBe(408);
+  }, 15000);
 });
 
 describe('the command line', () => {

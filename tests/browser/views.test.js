@@ -3,7 +3,7 @@
 // evaluated here in JS doubles (or by posenc in Node for the other layouts),
 // within the colour map's resolution. One page load: each test sets the
 // controls it needs, as a user would (the URL round trip is state.test.js's). The notebook panel's text must equal
-// the notebook seed's printed numbers.
+// the PyTorch notebook's printed numbers.
 import { readFileSync } from 'node:fs';
 import { invert, SIZE } from '../../web/colormap.js';
 import { posenc, vaswani } from '../helpers.js';
@@ -119,7 +119,7 @@ describe('the notebook, live', () => {
   const numbers = (text) => (text.match(/-?\d+\.\d*/g) ?? []).map(Number);
   const tensorText = (name) => page.$eval(`[data-tensor="${name}"] pre`, (el) => el.textContent);
 
-  test('every tensor equals the notebook seed printed numbers (4 decimals)', async () => {
+  test("every tensor equals the PyTorch notebook's printed numbers (4 decimals)", async () => {
     expect(numbers(await tensorText('even_i'))).toEqual(nb.even_i);
     expect(numbers(await tensorText('position'))).toEqual(nb.position);
     const evenText = await tensorText('even_PE');

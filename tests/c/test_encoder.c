@@ -182,7 +182,7 @@ static void ref_encoder(double *x, const ref_cfg *c, const float *params, const 
 
 static void test_softmax(void)
 {
-    /* scores past ~88.7: the seed's exp(x) / sum exp(x) is inf / inf */
+    /* scores past ~88.7: the encoder article's exp(x) / sum exp(x) is inf / inf */
     float x[8] = { 1000, 999, 0, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY };
     volatile float big = x[0];
     float naive = expf(big) / (expf(big) + expf(x[1]) + expf(x[2]));

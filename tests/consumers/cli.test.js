@@ -190,7 +190,7 @@ describe('CSV, JSON and raw bytes', () => {
 
 describe('errors: exit 2, nothing on stdout, the library message', () => {
   test.each([
-    [['sinusoidal', '--length', '10', '--d-model', '0'], 'posenc.sinusoidal: dModel must be an integer from 1 to 2147483647, got 0\n(dModel is --d-model)'],
+    [['sinusoidal', '--length', '10', '--d-model', '0'], "posenc.sinusoidal: dModel must be an integer from 1 to 2147483647, got 0 (dModel is --d-model; see 'posenc sinusoidal --help')"],
     [['sinusoidal', '--length', 'ten', '--d-model', '6'], 'posenc.sinusoidal: length must be an integer from 0 to 2147483647, got "ten"'],
     [['sinusoidal', '--d-model', '6'], 'posenc.sinusoidal: length is required'],
     [['transformer-xl', '--key-length', '3', '--d-model', '5'], 'posenc.transformerXLEmbedding: dModel must be even'],
@@ -204,11 +204,21 @@ describe('errors: exit 2, nothing on stdout, the library message', () => {
     [['sinusoidal', '10', '6'], "unexpected argument '10'"],
     [['rope-cache', '--length', '3', '--rotary-dim', '4', '--scaling', '{linear}'], '--scaling must be JSON'],
     [['sinusoidl'], "posenc: unknown command 'sinusoidl'"],
+    // own flags only: names that Object.prototype holds are no flags, formats, booleans or commands
+    [['sinusoidal', '--length', '2', '--d-model', '2', '--constructor', '5'], "unknown flag --constructor for 'sinusoidal'"],
+    [['sinusoidal', '--length', '2', '--d-model', '2', '--__proto__', '5'], "unknown flag --__proto__ for 'sinusoidal'"],
+    [['sinusoidal', '--length', '2', '--d-model', '2', '--to-string=1'], "unknown flag --to-string for 'sinusoidal'"],
+    [['sinusoidal', '--length', '2', '--d-model', '2', '--no-constructor'], "unknown flag --no-constructor for 'sinusoidal'"],
+    [['sinusoidal', '--length', '2', '--d-model', '2', '--format', 'constructor'], "--format must be one of table, csv, json, raw, npy, got 'constructor'"],
+    [['alibi', '--heads', '2', '--query-length', '2', '--causal=constructor'], 'posenc.alibiBias: causal must be true or false, got "constructor"'],
+    [['help', 'constructor'], "posenc: unknown command 'constructor'"],
+    [['toString'], "posenc: unknown command 'toString'"],
   ])('posenc %j', (args, message) => {
     const r = posenc(...args);
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain(message);
+    expect(r.stderr.split('\n')).toEqual([expect.any(String), '']); // one line
   });
 
   test('an unwritable --out exits 1 and says why', () => {
@@ -222,5 +232,140 @@ describe('errors: exit 2, nothing on stdout, the library message', () => {
     const stream = (isTTY) => ({ isTTY, write: (text, done) => (written.push(String(text)), done?.(), true) });
     expect(await main(['relative', '--query-length', '2', '--format', 'npy'], { stdout: stream(true), stderr: stream(false) })).toBe(2);
     expect(written.join('')).toMatch(/refusing to write npy bytes to a terminal/);
+  });
+});
+
+describe('failures: one line on stderr, a documented exit status, never a stack trace', () => {
+  test('posenc --help documents the exit statuses 0, 1 and 2', () => {
+    const help = posenc('--help').stdout;
+    expect(help).toMatch(/exit status:\n {2}0 {2}written \(also when the reader closes the pipe early/);
+    expect(help).toMatch(/\n {2}1 {2}a file could not be read or written, or memory ran out\n/);
+    expect(help).toMatch(/\n {2}2 {2}bad command line/);
+  });
+
+  test.each([
+    ['a missing --config', ['rope-cache', '--length', '2', '--config', 'missing.json'], 1, /^posenc rope-cache: ENOENT: no such file or directory, open 'missing.json'$/],
+    ['a folder as --config', ['rope-cache', '--length', '2', '--config', '.'], 1, /^posenc rope-cache: EISDIR: illegal operation on a directory, read$/],
+    ['an endless --config (/dev/zero): refused after a bounded read', ['rope-cache', '--length', '2', '--config', '/dev/zero'], 2,
+      /^posenc rope-cache: --config \/dev\/zero is larger than 8388608 bytes: not a config.json \(see 'posenc rope-cache --help'\)$/],
+    ['a full disk (/dev/full)', ['sinusoidal', '--length', '4', '--d-model', '4', '--out', '/dev/full'], 1, /^posenc sinusoidal: cannot write \/dev\/full: ENOSPC: no space left on device, write$/],
+    ['a config that is not JSON', ['rope-cache', '--length', '2', '--config', CLI], 2, /^posenc rope-cache: --config .* is not valid JSON: /],
+    ['no command', [], 2, /^posenc \d+\.\d+\.\d+: a command is needed: posenc <command> \[flags\] \(commands: sinusoidal, /],
+  ])('%s', (_, args, status, message) => {
+    const t0 = Date.now();
+    const r = posenc(...args);
+    expect(Date.now() - t0).toBeLessThan(30000);
+    expect(r.status).toBe(status);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(message);
+    expect(lines[1]).toBe('');
+  });
+
+  test.each(['csv', 'json', 'npy', 'raw'])('a reader that closes the pipe early (| head -c 10) ends %s quietly with status 0', (format) => {
+    const r = spawnSync('bash', ['-c', `"$0" "$1" sinusoidal --length 1000000 --d-model 8 --format ${format} | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"`, process.execPath, CLI],
+      { cwd: tmp, env: cleanEnv(), encoding: 'utf8', timeout: 120000 });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('0\n');
+  });
+});
+
+/** Runs the CLI in a child node (its main() in-process) and reads the child's peak RSS (bytes). */
+function peakRss(...args) {
+  const wrapper = `const { main } = await import(${JSON.stringify(new URL('../../src/cli/main.js', import.meta.url).href)});
+    process.exitCode = await main(process.argv.slice(1));
+    process.stderr.write(\`maxRSS \${process.resourceUsage().maxRSS}\\n\`);`;
+  const r = run(process.execPath, ['--input-type=module', '-e', wrapper, ...args], { cwd: tmp, timeout: 300000 });
+  expect(r.status).toBe(0);
+  return Number(/maxRSS (\d+)/.exec(r.stderr)[1]) * 1024;
+}
+
+describe('at scale: text formats stream, tables stay as torch prints them', () => {
+  // 2^18 rows x 8: 2M values, about 20 MB of text; written whole, it took 190 MB
+  test.each(['csv', 'json', 'table'])('%s of sinusoidal 262144 x 8 peaks within 64 MB of a one-row run', (format) => {
+    const small = peakRss('sinusoidal', '--length', '1', '--d-model', '8', '--format', format, '--out', '/dev/null');
+    const large = peakRss('sinusoidal', '--length', '262144', '--d-model', '8', '--format', format, '--out', '/dev/null');
+    expect(large - small).toBeLessThan(64 << 20);
+  });
+
+  test('CSV written in pieces: every value of a table longer than a piece (they join at row 32768), to 2^-23', () => {
+    const lines = posenc('sinusoidal', '--length', '40000', '--d-model', '8', '--offset', '5', '--format', 'csv').stdout.split('\n');
+    expect(lines).toHaveLength(40001);
+    expect(lines[40000]).toBe('');
+    let worst = 0;
+    let widths = 0;
+    for (let p = 0; p < 40000; p++) {
+      const values = lines[p].split(',');
+      if (values.length !== 8) widths += 1;
+      for (let k = 0; k < 8; k++) worst = Math.max(worst, Math.abs(Number(values[k]) - vaswani(5 + p, k, 8)));
+    }
+    expect([widths, worst <= ULP1]).toEqual([0, true]);
+  });
+
+  test('JSON written in pieces parses to the nested table (t5-buckets past a piece, exact)', () => {
+    const t5 = REF.t5Buckets.find((c) => c.bidirectional && c.numBuckets === 32 && c.maxDistance === 128);
+    const j = JSON.parse(posenc('t5-buckets', '--query-length', '700', '--key-length', '600', '--query-offset', '3', '--format', 'json').stdout);
+    expect([j.shape, j.dtype, j.data.length, j.data[699].length]).toEqual([[700, 600], 'int32', 700, 600]);
+    for (const q of [0, 1, 436, 437, 699]) {
+      expect(j.data[q]).toEqual(Array.from({ length: 600 }, (_, k) => t5.table[k - (3 + q) - t5.relativePositionStart]));
+    }
+  });
+
+  test("rope-cache computed in chunks keeps dynamic NTK's sequence length: the whole table's (formula, 2^-23)", () => {
+    // HF _compute_dynamic_ntk_parameters: base' = base (factor L / max - (factor - 1))^(r / (r - 2)), L = max(seq_len, max)
+    const [r, L, max, factor] = [16, 40000, 2048, 4];
+    const a = npy('rope-cache', '--rotary-dim', String(r), '--length', String(L),
+      '--scaling', JSON.stringify({ type: 'dynamic', factor, maxPositionEmbeddings: max }));
+    const base = 10000 * (factor * L / max - (factor - 1)) ** (r / (r - 2));
+    let worst = 0;
+    for (const p of [0, 1, 2047, 32767, 32768, 32769, 39999]) {
+      for (let k = 0; k < r / 2; k++) {
+        const angle = p * base ** (-2 * k / r);
+        worst = Math.max(worst, Math.abs(a.data[p * 8 + k] - Math.cos(angle)), Math.abs(a.data[(L + p) * 8 + k] - Math.sin(angle)));
+      }
+    }
+    expect(worst).toBeLessThanOrEqual(ULP1);
+  });
+
+  test('a table of 8388608 x 8 prints at once, as torch 1.13 prints it (scientific mode, 3 edge rows and columns)', () => {
+    // print(pe) in torch 1.13 for pe = the table computed in float64 and cast to float32
+    const torch = `tensor([[ 0.0000e+00,  1.0000e+00,  0.0000e+00,  ...,  1.0000e+00,
+          0.0000e+00,  1.0000e+00],
+        [ 8.4147e-01,  5.4030e-01,  9.9833e-02,  ...,  9.9995e-01,
+          1.0000e-03,  1.0000e+00],
+        [ 9.0930e-01, -4.1615e-01,  1.9867e-01,  ...,  9.9980e-01,
+          2.0000e-03,  1.0000e+00],
+        ...,
+        [-3.0067e-01,  9.5373e-01, -9.6005e-01,  ...,  7.2687e-01,
+          5.2491e-01,  8.5115e-01],
+        [ 6.4008e-01,  7.6830e-01, -9.2732e-01,  ...,  7.3371e-01,
+          5.2577e-01,  8.5063e-01],
+        [ 9.9235e-01, -1.2350e-01, -8.8532e-01,  ...,  7.4046e-01,
+          5.2662e-01,  8.5010e-01]])
+`;
+    const t0 = Date.now();
+    const r = posenc('sinusoidal', '--length', '8388608', '--d-model', '8');
+    expect(r.stdout).toBe(torch);
+    expect(Date.now() - t0).toBeLessThan(30000);
+  });
+});
+
+describe('decimals: the shortest float32 round trip, fast and exact', () => {
+  test('the double arithmetic writes what the toPrecision definition gives: 50,000 random float32 and the edges', async () => {
+    const { finiteText, shortestFloat32Exact } = await import('../../src/cli/decimal.js');
+    const bits = new Uint32Array(1);
+    const f = new Float32Array(bits.buffer);
+    const values = [Math.fround(0.1), Math.fround(1 / 3), 1e-7, 1e21, 2 ** -149, 2 ** -126, 3.4028234663852886e38, 16777216, 0.5];
+    let state = 0x9e3779b9;
+    for (let i = 0; i < 50000; i++) {
+      state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+      bits[0] = state;
+      values.push(f[0]);
+    }
+    for (let k = -45; k <= 38; k++) values.push(Math.fround(10 ** k), Math.fround(9.999999 * 10 ** k), Math.fround(5 * 10 ** k));
+    const wrong = values.filter(Number.isFinite).flatMap((v) => [v, -v]).filter((v) => finiteText(v, 'float32') !== shortestFloat32Exact(v));
+    expect(wrong).toEqual([]);
+    expect([finiteText(-0, 'float32'), finiteText(Math.fround(Math.sin(1)), 'float32'), finiteText(2 ** -149, 'float32')]).toEqual(['0', '0.84147096', '1e-45']);
   });
 });

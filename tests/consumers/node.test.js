@@ -30,6 +30,10 @@ ${BODY}`,
     'bytes.cjs': `const { readFileSync } = require('node:fs');
 const posenc = require('posenc');
 posenc.init({ wasm: readFileSync(require.resolve('posenc/posenc.wasm')) }).then(() => {${BODY}});\n`,
+    // the baseline build, by the export the README names
+    'baseline.cjs': `const { readFileSync } = require('node:fs');
+const posenc = require('posenc');
+posenc.init({ wasm: readFileSync(require.resolve('posenc/posenc-baseline.wasm')) }).then(() => {${BODY}});\n`,
     // ESM and CommonJS copies in one process: each is its own instance with its own init()
     'dual.mjs': `import { createRequire } from 'node:module';
 import * as esm from 'posenc';
@@ -79,6 +83,10 @@ test('CommonJS: require("posenc") computes the notebook table', () => {
 test('init({ wasm }) takes a compiled WebAssembly.Module (ESM) or bytes (CommonJS) of the shipped posenc.wasm', () => {
   checkValues(runJson('bytes.mjs'));
   checkValues(runJson('bytes.cjs'));
+});
+
+test("the baseline wasm resolves as 'posenc/posenc-baseline.wasm' (package exports) and computes the same table", () => {
+  checkValues(runJson('baseline.cjs'));
 });
 
 test('ESM and CommonJS copies in one process each need their own init() and agree', () => {

@@ -28,7 +28,6 @@ const options = (s) => ({ heads: s.heads, queryLength: s.len, causal: s.causal, 
 
 export default {
   id: 'alibi',
-  needs: ['alibiBias', 'alibiSlopes'],
   labels: { heads: 'heads', len: 'length', causal: 'causal', maxBias: 'maxBias' },
   params: { heads: int(1, 64, 8), len: int(1, 256, 32), causal: bool(true), maxBias: num(0, 1000, 8) },
 

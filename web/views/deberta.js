@@ -9,7 +9,6 @@ const options = (s) => ({ queryLength: s.len, bucketSize: s.bucketSize, maxPosit
 
 export default {
   id: 'deberta',
-  needs: ['debertaBuckets'],
   labels: { len: 'length', bucketSize: 'bucketSize', maxPos: 'maxPosition' },
   params: { len: int(1, 1024, 512), bucketSize: int(2, 4096, 256), maxPos: int(2, 100000, 512) },
 

@@ -108,7 +108,6 @@ function arrange(W, H) {
 
 export default {
   id: 'encoder',
-  needs: ['createEncoder', 'previousTokenHead'],
   labels: { text: 'text', scheme: 'positions', seed: 'seed' },
   params: { text: text(MAX_CHARS, 'the cat sat on the mat'), scheme: choice(SCHEMES, 'rope'), seed: int(0, 4294967295, 42) },
 

@@ -1,4 +1,4 @@
-// views/notebook.js: the seed notebook's cells (even_i, denominator, position,
+// views/notebook.js: the PyTorch notebook's cells (even_i, denominator, position,
 // even_PE, odd_PE, PE), each tensor computed by posenc and printed as torch
 // prints it, so the text can be read against the notebook line by line.
 import { int, num } from '../state.js';

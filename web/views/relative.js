@@ -1,4 +1,4 @@
-// views/relative.js: the JAX seed's relative-position matrix j - i + shift
+// views/relative.js: the JAX/Flax tutorial's relative-position matrix j - i + shift
 // (shift defaults to the length, as the tutorial's `rpe += max_seq_len`).
 import { int, optInt } from '../state.js';
 import { drawHeatmapFigure, matrixSource } from '../heatmap.js';

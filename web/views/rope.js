@@ -45,7 +45,6 @@ export function smoothed(y) {
 
 export default {
   id: 'rope',
-  needs: ['ropeCache', 'ropeFrequencies'],
   labels: { d: 'headDim', base: 'base', context: 'trained context', factor: 'factor', reach: 'distances shown' },
   params: { d: int(2, 512, 128, 2), base: num(1, 1e12, 10000), context: int(16, 32768, 2048), factor: num(1, 64, 4), reach: num(0.01, 16, 4) },
 

@@ -10,7 +10,6 @@ const options = (s) => ({ queryLength: s.len, numBuckets: s.buckets, maxDistance
 
 export default {
   id: 't5',
-  needs: ['t5Buckets'],
   labels: { len: 'length', buckets: 'numBuckets', maxDist: 'maxDistance', bidir: 'bidirectional' },
   params: { len: int(1, 1024, 256), buckets: int(2, 256, 32), maxDist: int(1, 100000, 128), bidir: bool(true) },
 

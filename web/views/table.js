@@ -1,4 +1,4 @@
-// views/table.js: the sinusoidal table as a heatmap (the JAX seed's figure):
+// views/table.js: the sinusoidal table as a heatmap (the JAX/Flax tutorial's figure):
 // rows are positions, columns dimensions, coolwarm from -1 to +1. Rows are
 // computed in strips straight into the painter, so 8192 x 2048 never needs
 // one 64 MB array.

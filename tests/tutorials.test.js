@@ -1,4 +1,4 @@
-// The labml and JAX/Flax seeds: their tables, by their own formulas in double.
+// labml.ai's annotated implementation and the JAX/Flax tutorial: their tables, by their own formulas in double.
 import { posenc, maxError, ULP1 } from './helpers.js';
 
 beforeAll(() => posenc.init());
