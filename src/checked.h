@@ -36,11 +36,21 @@ static inline int check_out_len(size_t out_len, size_t a, size_t b, size_t *need
     return out_len < *need ? POSENC_ERR_BUFFER_TOO_SMALL : POSENC_OK;
 }
 
-/* Whether two runs of n floats share memory (compared as addresses). */
-static inline int floats_overlap(const float *a, const float *b, size_t n)
+/*
+ * Whether the byte ranges [a, a + a_bytes) and [b, b + b_bytes) share memory,
+ * compared as addresses (uintptr_t); an empty range (or a NULL pointer: an
+ * absent buffer) never overlaps. Routines
+ * that read an input after writing an output refuse an output that overlaps
+ * it (POSENC_ERR_INVALID_ARGUMENT): the input would no longer be what the
+ * caller passed, and what was checked. The differences are taken from the
+ * lower address, so no sum can wrap.
+ */
+static inline int posenc_overlaps(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
 {
-    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b, bytes = n * sizeof(float);
-    return n > 0 && x < y + bytes && y < x + bytes;
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    if (!a || !b || a_bytes == 0 || b_bytes == 0)
+        return 0;
+    return x <= y ? y - x < a_bytes : x - y < b_bytes;
 }
 
 #endif

@@ -95,8 +95,15 @@ int posenc_rope_cache(float *cos_out, float *sin_out, size_t out_len, size_t len
         return POSENC_ERR_SIZE_OVERFLOW;
     if (out_len < need)
         return POSENC_ERR_BUFFER_TOO_SMALL;
-    if (floats_overlap(cos_out, sin_out, need))
-        return POSENC_ERR_INVALID_ARGUMENT; /* overlapping outputs */
+    /* the outputs are written while positions and inv_freq are still read */
+    size_t out_bytes = need * sizeof(float), freq_bytes = half * sizeof *inv_freq;
+    size_t pos_bytes = positions ? length * sizeof *positions : 0;
+    if (posenc_overlaps(cos_out, out_bytes, sin_out, out_bytes) ||
+        posenc_overlaps(cos_out, out_bytes, inv_freq, freq_bytes) ||
+        posenc_overlaps(sin_out, out_bytes, inv_freq, freq_bytes) ||
+        posenc_overlaps(cos_out, out_bytes, positions, pos_bytes) ||
+        posenc_overlaps(sin_out, out_bytes, positions, pos_bytes))
+        return POSENC_ERR_INVALID_ARGUMENT;
     cs_block b = { cos_out, sin_out, half, length, half, offset, positions, inv_freq, attention_factor };
     fill_block(&b, precision);
     return POSENC_OK;
@@ -126,6 +133,10 @@ int posenc_rope_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t h
         return POSENC_ERR_BUFFER_TOO_SMALL;
     if (need == 0) /* nothing to rotate: no loop over the (maybe huge) batch */
         return POSENC_OK;
+    /* x is rotated row by row while positions and inv_freq are still read */
+    if (posenc_overlaps(x, need * sizeof *x, positions, positions_len * sizeof *positions) ||
+        posenc_overlaps(x, need * sizeof *x, inv_freq, half * sizeof *inv_freq))
+        return POSENC_ERR_INVALID_ARGUMENT;
 
     /* positions per (batch, row): each batch its own rows; otherwise shared */
     int per_batch = positions && positions_len == batch_rows && batch > 1;

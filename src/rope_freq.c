@@ -9,6 +9,8 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "checked.h"
+
 #define DEFAULT_BASE 10000.0
 #define TWO_PI (2.0 * 3.14159265358979323846)
 
@@ -237,6 +239,14 @@ int posenc_rope_frequencies(double *inv_freq, size_t n, size_t rotary_dim, doubl
     size_t half = rotary_dim / 2;
     if (n < half)
         return POSENC_ERR_BUFFER_TOO_SMALL;
+    /* LongRoPE's factors are read while inv_freq is written; the two outputs
+     * must be two places */
+    size_t freq_bytes = half * sizeof *inv_freq;
+    if (posenc_overlaps(inv_freq, freq_bytes, attention_factor, sizeof *attention_factor) ||
+        (plan.type == POSENC_ROPE_LONGROPE &&
+         (posenc_overlaps(inv_freq, freq_bytes, s->short_factor, s->factors_len * sizeof(double)) ||
+          posenc_overlaps(inv_freq, freq_bytes, s->long_factor, s->factors_len * sizeof(double)))))
+        return POSENC_ERR_INVALID_ARGUMENT;
     /* a pass without writing first, so that an unusable value writes nothing */
     for (size_t k = 0; k < half; k++)
         if (!(fabs(frequency(&plan, k)) <= POSENC_ROPE_FREQUENCY_MAX))
