@@ -283,6 +283,16 @@ void buf_free(fuzz_buf *b)
     b->p = b->before = NULL;
 }
 
+void *take_alias(fuzz_in *in, const fuzz_buf *host, size_t count, size_t elem)
+{
+    size_t host_bytes = host->alloc * host->elem, bytes;
+    if (take_u8(in) % 8 != 0 || __builtin_mul_overflow(count, elem, &bytes) || bytes > host_bytes)
+        return NULL;
+    size_t at = (size_t)take_bits(in, 2) % ((host_bytes - bytes) / elem + 1);
+    TRACE("%zu", at);
+    return host->p + at * elem;
+}
+
 int same_bits(float a, float b)
 {
     uint32_t x, y;

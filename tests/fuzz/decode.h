@@ -85,6 +85,15 @@ void buf_snapshot(fuzz_buf *b);
 int buf_unchanged(const fuzz_buf *b);
 void buf_free(fuzz_buf *b);
 
+/*
+ * Aliasing, the fuzzer's choice: NULL mostly (the target gives the buffer its
+ * own memory), else a pointer `at` elements (of elem bytes) into host's
+ * allocation such that all count elements lie inside it, aligned to elem
+ * (malloc aligns host). A routine given that pointer sees an input that
+ * overlaps host whenever count > 0, and ASan still checks every access.
+ */
+void *take_alias(fuzz_in *in, const fuzz_buf *host, size_t count, size_t elem);
+
 /* Whether two floats have the same bits (-0 is not 0, a NaN is itself). */
 int same_bits(float a, float b);
 

@@ -1,5 +1,5 @@
 /* Fuzz target: posenc_rope_apply, positions by offset, per row or per batch
- * and row. On success the features >= rotary_dim of every head are untouched,
+ * and row, positions or inv_freq that may lie inside x. On success the features >= rotary_dim of every head are untouched,
  * the values finite and each head's norm scaled by at most max(A, 1); on
  * error x is unchanged. */
 #include <math.h>
@@ -45,14 +45,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int must_fail = fuzz_plan(&x_len, need, need_ok) || must_fail_positions;
     fuzz_buf x;
     buf_new_values(&x, x_len, must_fail ? FUZZ_CAP : need, &in);
+    /* positions or inv_freq inside x (what x holds is what they read): refused */
+    const int32_t *pos = listed ? (const int32_t *)(void *)positions.p : NULL;
+    const int32_t *pos_in_x = take_alias(&in, &x, positions_len, sizeof(int32_t));
+    const double *f_in_x = take_alias(&in, &x, half, sizeof(double));
+    int overlap = (pos_in_x && positions_len > 0) || (f_in_x && half > 0);
+    pos = pos_in_x ? pos_in_x : pos;
+    const double *inv_freq = f_in_x ? f_in_x : f;
 
     int status = posenc_rope_apply(null == 0 ? NULL : (float *)(void *)x.p, x_len, batch, seq, heads, head_dim,
-                                   rotary_dim, layout, null == 1 ? NULL : f, attention, offset,
-                                   listed ? (const int32_t *)(void *)positions.p : NULL, positions_len,
-                                   precision);
+                                   rotary_dim, layout, null == 1 ? NULL : inv_freq, attention, offset, pos,
+                                   positions_len, precision);
     check_status(status);
     FUZZ_ASSERT(null > 1 || status == POSENC_ERR_NULL_POINTER);
-    FUZZ_ASSERT(status != POSENC_OK || !must_fail);
+    FUZZ_ASSERT(status != POSENC_OK || (!must_fail && !overlap));
     FUZZ_ASSERT(buf_unchanged(&freq) && buf_unchanged(&positions));
     if (status != POSENC_OK) {
         FUZZ_ASSERT(buf_unchanged(&x));

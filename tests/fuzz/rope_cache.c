@@ -1,6 +1,7 @@
 /* Fuzz target: posenc_rope_cache, positions by offset or listed, outputs
- * that overlap. On success every value is finite, |v| <= A, and
- * cos^2 + sin^2 = A^2 within float rounding; on error nothing is written. */
+ * that overlap each other, positions or inv_freq. On success every value is
+ * finite, |v| <= A, and cos^2 + sin^2 = A^2 within float rounding; on error
+ * nothing is written. */
 #include <math.h>
 
 #include "decode.h"
@@ -41,10 +42,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     buf_new(&sin_buf, overlap ? 0 : out_len, limit, sizeof(float));
     float *cos_out = (float *)(void *)cos_buf.p;
     float *sin_out = overlap ? cos_out + shift : (float *)(void *)sin_buf.p;
+    /* positions or inv_freq inside an output (cos, or sin when it has its own memory) */
+    const fuzz_buf *host = take_u8(&in) % 2 ? &cos_buf : &sin_buf;
+    const int32_t *pos = listed ? (const int32_t *)(void *)positions.p : NULL;
+    const int32_t *pos_in_out = listed ? take_alias(&in, host, length, sizeof(int32_t)) : NULL;
+    const double *f_in_out = take_alias(&in, host, half, sizeof(double));
+    overlap = overlap || (pos_in_out && length > 0) || (f_in_out && half > 0);
+    pos = pos_in_out ? pos_in_out : pos;
+    const double *inv_freq = f_in_out ? f_in_out : f;
 
     int status = posenc_rope_cache(null == 0 ? NULL : cos_out, null == 1 ? NULL : sin_out, out_len, length,
-                                   offset, listed ? (const int32_t *)(void *)positions.p : NULL, rotary_dim,
-                                   null == 2 ? NULL : f, attention, precision);
+                                   offset, pos, rotary_dim, null == 2 ? NULL : inv_freq, attention, precision);
     check_status(status);
     FUZZ_ASSERT(null > 2 || status == POSENC_ERR_NULL_POINTER);
     FUZZ_ASSERT(status != POSENC_OK || (!must_fail && !overlap));
