@@ -24,6 +24,11 @@
  *   double precision, at every position |p| <= 2^24. Angles p * w are formed in
  *   double (never float32 p times float32 w, which drifts by ~1e-3 at p = 2^20);
  *   sine and cosine are evaluated in double and rounded once to float.
+ *   Tables step an angle-addition recurrence in double between anchors, rows
+ *   computed directly from the angle: the first row of a call (or of a run of
+ *   consecutive RoPE positions) and every position that is a multiple of
+ *   1024. Position 0 is always one, so it is exact whichever way a table
+ *   walks through it: sin 0 = 0 and cos 0 = 1 (times A for RoPE).
  */
 #ifndef POSENC_H
 #define POSENC_H
