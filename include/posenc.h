@@ -377,6 +377,39 @@ POSENC_API int posenc_rope_apply(float *x, size_t x_len, size_t batch, size_t se
                                  const int32_t *positions, size_t positions_len, int precision);
 
 /*
+ * The order of the axes of x for posenc_rope_apply_ordered. Pictured for
+ * batch 1, seq 2, heads 2 (v_sh: the head_dim floats of row s, head h):
+ *
+ * POSENC_ROPE_ORDER_BSHD (0)  [batch][seq][heads][head_dim]   [v00 v01 | v10 v11]
+ *   a projection's output viewed per head (q_proj(x).view(b, s, h, d)), before
+ *   any transpose: posenc_rope_apply's order.
+ * POSENC_ROPE_ORDER_BHSD (1)  [batch][heads][seq][head_dim]   [v00 v10 | v01 v11]
+ *   what Hugging Face's apply_rotary_pos_emb receives (models/llama/
+ *   modeling_llama.py: q, k after .transpose(1, 2), unsqueeze_dim = 1).
+ */
+typedef enum posenc_rope_order {
+    POSENC_ROPE_ORDER_BSHD = 0,
+    POSENC_ROPE_ORDER_BHSD = 1
+} posenc_rope_order;
+
+/*
+ * posenc_rope_apply_ordered: posenc_rope_apply for x in either order: the
+ * same rotation of the vector x[b][s][h] (BSHD) or x[b][h][s] (BHSD), the
+ * same positions (indexed by batch and row, never by head), the same values
+ * bit for bit. posenc_rope_apply(...) is posenc_rope_apply_ordered with
+ * order POSENC_ROPE_ORDER_BSHD.
+ *
+ *   order      a posenc_rope_order
+ *   others     as posenc_rope_apply
+ */
+POSENC_API int posenc_rope_apply_ordered(float *x, size_t x_len, size_t batch, size_t seq,
+                                         size_t heads, size_t head_dim, int order,
+                                         size_t rotary_dim, int layout, const double *inv_freq,
+                                         double attention_factor, int32_t offset,
+                                         const int32_t *positions, size_t positions_len,
+                                         int precision);
+
+/*
  * posenc_rope_permute_weights: reorders the rows of a q or k projection so that
  * RoPE in layout `to` on (W' x) equals RoPE in layout `from` on (W x), with
  * the features of each head permuted (attention scores are unchanged):

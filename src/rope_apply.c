@@ -113,12 +113,23 @@ int posenc_rope_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t h
                       size_t rotary_dim, int layout, const double *inv_freq, double attention_factor,
                       int32_t offset, const int32_t *positions, size_t positions_len, int precision)
 {
+    return posenc_rope_apply_ordered(x, x_len, batch, seq, heads, head_dim, POSENC_ROPE_ORDER_BSHD, rotary_dim,
+                                     layout, inv_freq, attention_factor, offset, positions, positions_len,
+                                     precision);
+}
+
+int posenc_rope_apply_ordered(float *x, size_t x_len, size_t batch, size_t seq, size_t heads,
+                              size_t head_dim, int order, size_t rotary_dim, int layout,
+                              const double *inv_freq, double attention_factor, int32_t offset,
+                              const int32_t *positions, size_t positions_len, int precision)
+{
     size_t half = rotary_dim / 2, row_len, need, batch_rows;
     int status;
     if (!x || !inv_freq || (!positions && positions_len))
         return POSENC_ERR_NULL_POINTER;
     if (batch == 0 || heads == 0 || rotary_dim < 2 || rotary_dim % 2 || rotary_dim > head_dim ||
-        (layout != POSENC_ROPE_HALF && layout != POSENC_ROPE_INTERLEAVED))
+        (layout != POSENC_ROPE_HALF && layout != POSENC_ROPE_INTERLEAVED) ||
+        (order != POSENC_ROPE_ORDER_BSHD && order != POSENC_ROPE_ORDER_BHSD))
         return POSENC_ERR_INVALID_ARGUMENT;
     if ((status = check_freqs(inv_freq, half, attention_factor, precision)))
         return status;
@@ -141,6 +152,9 @@ int posenc_rope_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t h
     /* positions per (batch, row): each batch its own rows; otherwise shared */
     int per_batch = positions && positions_len == batch_rows && batch > 1;
     size_t groups = per_batch ? batch : 1, copies = per_batch ? 1 : batch;
+    /* the vector of (batch b, row r, head h) starts at b * row_len * seq + r * row_step + h * head_step */
+    int bshd = order == POSENC_ROPE_ORDER_BSHD;
+    size_t row_step = bshd ? row_len : head_dim, head_step = bshd ? head_dim : seq * head_dim;
     /* double-precision rows step the recurrence (restarting where explicit
      * positions break a run, as ropeCache does); float32 rows are evaluated one by one */
     int streamed = precision == POSENC_ROPE_PRECISION_DOUBLE;
@@ -163,8 +177,8 @@ int posenc_rope_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t h
                     fill_block(&one, precision);
                 }
                 for (size_t c = 0; c < copies; c++)
-                    rope_rotate_row(x + ((g + c) * seq + r) * row_len, heads, head_dim, half, k0, n, layout,
-                                    row_cos, row_sin);
+                    rope_rotate_row(x + (g + c) * seq * row_len + r * row_step, heads, head_step, half, k0, n,
+                                    layout, row_cos, row_sin);
             }
         }
     }

@@ -19,12 +19,12 @@ static inline void rotate_scalar(float *a, float *b, float c, float s)
 
 /* 'half': a = v[k..k+3], b = v[half + k..], four pairs per f32x4; each head's
  * pairs are contiguous, so the inner loop walks them with unit stride. */
-static size_t rotate_half(float *row, size_t heads, size_t head_dim, size_t half, size_t k0, size_t n,
+static size_t rotate_half(float *row, size_t heads, size_t head_stride, size_t half, size_t k0, size_t n,
                           const float *c, const float *s)
 {
     size_t n4 = n - n % 4;
     for (size_t h = 0; h < heads; h++) {
-        float *a = row + h * head_dim + k0, *b = a + half;
+        float *a = row + h * head_stride + k0, *b = a + half;
         for (size_t k = 0; k < n4; k += 4) {
             f32x4 c4 = f32x4_load(c + k), s4 = f32x4_load(s + k);
             f32x4 a4 = f32x4_load(a + k), b4 = f32x4_load(b + k);
@@ -37,7 +37,7 @@ static size_t rotate_half(float *row, size_t heads, size_t head_dim, size_t half
 
 /* 'interleaved': [a0 b0 a1 b1] [c0 c0 c1 c1] + [b0 a0 b1 a1] [-s0 s0 -s1 s1]; the
  * spread coefficients are laid out once per row, then every head walks them. */
-static size_t rotate_interleaved(float *row, size_t heads, size_t head_dim, size_t k0, size_t n,
+static size_t rotate_interleaved(float *row, size_t heads, size_t head_stride, size_t k0, size_t n,
                                  const float *c, const float *s)
 {
     float cc[2 * ROPE_ROTATE_MAX_PAIRS], ss[2 * ROPE_ROTATE_MAX_PAIRS];
@@ -48,7 +48,7 @@ static size_t rotate_interleaved(float *row, size_t heads, size_t head_dim, size
         ss[2 * k + 1] = s[k];
     }
     for (size_t h = 0; h < heads; h++) {
-        float *v = row + h * head_dim + 2 * k0;
+        float *v = row + h * head_stride + 2 * k0;
         for (size_t i = 0; i < 2 * n2; i += 4) {
             f32x4 v4 = f32x4_load(v + i);
             f32x4 r = f32x4_add(f32x4_mul(v4, f32x4_load(cc + i)), f32x4_mul(f32x4_swap_pairs(v4), f32x4_load(ss + i)));
@@ -58,14 +58,14 @@ static size_t rotate_interleaved(float *row, size_t heads, size_t head_dim, size
     return n2;
 }
 
-void rope_rotate_row(float *row, size_t heads, size_t head_dim, size_t half, size_t k0, size_t n,
+void rope_rotate_row(float *row, size_t heads, size_t head_stride, size_t half, size_t k0, size_t n,
                      int layout, const float *c, const float *s)
 {
     int interleaved = layout == POSENC_ROPE_INTERLEAVED;
-    size_t done = interleaved ? rotate_interleaved(row, heads, head_dim, k0, n, c, s)
-                              : rotate_half(row, heads, head_dim, half, k0, n, c, s);
+    size_t done = interleaved ? rotate_interleaved(row, heads, head_stride, k0, n, c, s)
+                              : rotate_half(row, heads, head_stride, half, k0, n, c, s);
     for (size_t h = 0; h < heads; h++) {
-        float *v = row + h * head_dim;
+        float *v = row + h * head_stride;
         for (size_t k = done; k < n; k++) {
             size_t i = k0 + k;
             float *a = interleaved ? v + 2 * i : v + i, *b = interleaved ? a + 1 : a + half;

@@ -389,6 +389,56 @@ static void test_apply_positions_runs(void)
     CHECKF(worst <= 1.0 / 8388608.0, "cache error %g", worst);
 }
 
+/* BHSD: x[b][h][s] rotated equals BSHD's x[b][s][h], bit for bit, for every
+ * layout, precision and kind of positions (offset, per row, per batch and row). */
+static void test_apply_bhsd_is_a_permutation(void)
+{
+    enum { B = 2, S = 37, H = 3, D = 10, R = 8, N = B * S * H * D };
+    float bshd[N], bhsd[N], want[N];
+    double f[R / 2];
+    int32_t pos[B * S];
+    for (size_t k = 0; k < R / 2; k++)
+        f[k] = theta(10000, k, R);
+    for (size_t i = 0; i < B * S; i++)
+        pos[i] = (int32_t)((i * 13) % 29) - 6;
+    static const size_t positions_len[] = { 0, S, B * S };
+    for (int layout = 0; layout < 2; layout++)
+        for (int precision = 0; precision < 2; precision++)
+            for (size_t pi = 0; pi < 3; pi++) {
+                const int32_t *p = positions_len[pi] ? pos : NULL;
+                for (size_t i = 0; i < N; i++)
+                    bshd[i] = rnd();
+                for (size_t b = 0; b < B; b++) /* the permuted copy */
+                    for (size_t r = 0; r < S; r++)
+                        for (size_t h = 0; h < H; h++)
+                            memcpy(bhsd + ((b * H + h) * S + r) * D, bshd + ((b * S + r) * H + h) * D, D * sizeof(float));
+                int st = posenc_rope_apply(bshd, N, B, S, H, D, R, layout, f, 1.25, -3, p, positions_len[pi], precision);
+                int st2 = posenc_rope_apply_ordered(bhsd, N, B, S, H, D, POSENC_ROPE_ORDER_BHSD, R, layout, f, 1.25, -3, p,
+                                                    positions_len[pi], precision);
+                for (size_t b = 0; b < B; b++)
+                    for (size_t r = 0; r < S; r++)
+                        for (size_t h = 0; h < H; h++)
+                            memcpy(want + ((b * H + h) * S + r) * D, bshd + ((b * S + r) * H + h) * D, D * sizeof(float));
+                CHECKF(st == 0 && st2 == 0 && memcmp(bhsd, want, sizeof want) == 0, "layout %d precision %d positions %zu",
+                       layout, precision, positions_len[pi]);
+            }
+    /* BSHD through the ordered entry is posenc_rope_apply */
+    for (size_t i = 0; i < N; i++)
+        bshd[i] = want[i] = rnd();
+    CHECK(posenc_rope_apply(bshd, N, B, S, H, D, R, 0, f, 1.0, 5, NULL, 0, 0) == 0);
+    CHECK(posenc_rope_apply_ordered(want, N, B, S, H, D, POSENC_ROPE_ORDER_BSHD, R, 0, f, 1.0, 5, NULL, 0, 0) == 0);
+    CHECK(memcmp(bshd, want, sizeof want) == 0);
+    /* errors: an unknown order, and the checks of posenc_rope_apply */
+    memcpy(want, bshd, sizeof want);
+    CHECK(posenc_rope_apply_ordered(bshd, N, B, S, H, D, 2, R, 0, f, 1.0, 0, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(posenc_rope_apply_ordered(bshd, N, B, S, H, D, -1, R, 0, f, 1.0, 0, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(posenc_rope_apply_ordered(bshd, N - 1, B, S, H, D, 1, R, 0, f, 1.0, 0, NULL, 0, 0) == POSENC_ERR_BUFFER_TOO_SMALL);
+    CHECK(posenc_rope_apply_ordered(bshd, N, B, S, H, D, 1, R, 0, f, 1.0, 0, (const int32_t *)(const void *)(bshd + 8),
+                                    S, 0) == POSENC_ERR_INVALID_ARGUMENT); /* positions inside x */
+    CHECK(posenc_rope_apply_ordered(NULL, N, B, S, H, D, 1, R, 0, f, 1.0, 0, NULL, 0, 0) == POSENC_ERR_NULL_POINTER);
+    CHECK(memcmp(bshd, want, sizeof want) == 0);
+}
+
 static void test_apply_errors(void)
 {
     float x[96];
@@ -478,5 +528,6 @@ void test_rope(void)
     test_apply_matches_cache();
     test_apply_positions_runs();
     test_apply_errors();
+    test_apply_bhsd_is_a_permutation();
     test_permute();
 }

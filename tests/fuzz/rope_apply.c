@@ -1,7 +1,8 @@
-/* Fuzz target: posenc_rope_apply, positions by offset, per row or per batch
- * and row, positions or inv_freq that may lie inside x. On success the features >= rotary_dim of every head are untouched,
- * the values finite and each head's norm scaled by at most max(A, 1); on
- * error x is unchanged. */
+/* Fuzz target: posenc_rope_apply and posenc_rope_apply_ordered (either axis
+ * order), positions by offset, per row or per batch and row, positions or
+ * inv_freq that may lie inside x. On success the features >= rotary_dim of
+ * every head are untouched, the values finite and each head's norm scaled by
+ * at most max(A, 1); on error x is unchanged. */
 #include <math.h>
 
 #include "decode.h"
@@ -53,12 +54,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pos = pos_in_x ? pos_in_x : pos;
     const double *inv_freq = f_in_x ? f_in_x : f;
 
-    int status = posenc_rope_apply(null == 0 ? NULL : (float *)(void *)x.p, x_len, batch, seq, heads, head_dim,
-                                   rotary_dim, layout, null == 1 ? NULL : inv_freq, attention, offset, pos,
-                                   positions_len, precision);
+    /* posenc_rope_apply, or posenc_rope_apply_ordered with any order */
+    int ordered = take_u8(&in) % 2, order = take_enum(&in, 2);
+    float *xp = null == 0 ? NULL : (float *)(void *)x.p;
+    const double *fp = null == 1 ? NULL : inv_freq;
+    int status = ordered ? posenc_rope_apply_ordered(xp, x_len, batch, seq, heads, head_dim, order, rotary_dim,
+                                                     layout, fp, attention, offset, pos, positions_len, precision)
+                         : posenc_rope_apply(xp, x_len, batch, seq, heads, head_dim, rotary_dim, layout, fp,
+                                             attention, offset, pos, positions_len, precision);
     check_status(status);
     FUZZ_ASSERT(null > 1 || status == POSENC_ERR_NULL_POINTER);
-    FUZZ_ASSERT(status != POSENC_OK || (!must_fail && !overlap));
+    int bad_order = ordered && order != POSENC_ROPE_ORDER_BSHD && order != POSENC_ROPE_ORDER_BHSD;
+    FUZZ_ASSERT(status != POSENC_OK || (!must_fail && !overlap && !bad_order));
     FUZZ_ASSERT(buf_unchanged(&freq) && buf_unchanged(&positions));
     if (status != POSENC_OK) {
         FUZZ_ASSERT(buf_unchanged(&x));
