@@ -7,7 +7,15 @@
 #include "rope_rotate.h"
 #include "trig.h"
 
-_Static_assert(TRIG_BLOCK <= ROPE_ROTATE_MAX_PAIRS, "rope_rotate_row takes blocks of TRIG_BLOCK pairs");
+_Static_assert(TRIG_BLOCK <= ROPE_ROTATE_MAX_PAIRS, "rope_rotate takes blocks of TRIG_BLOCK pairs");
+
+enum {
+    /* the cos (and the sin) floats of the rows computed before rotating: for
+     * [heads][seq][head_dim], each head's rows of a tile are then rotated as
+     * one contiguous run of at least ROPE_TILE_FLOATS / 2 * head_dim / rotary_dim
+     * floats, so memory streams much as it does for [seq][heads][head_dim] */
+    ROPE_TILE_FLOATS = 4096
+};
 
 static double inv_freq_at(const void *ctx, size_t i)
 {
@@ -152,33 +160,52 @@ int posenc_rope_apply_ordered(float *x, size_t x_len, size_t batch, size_t seq, 
     /* positions per (batch, row): each batch its own rows; otherwise shared */
     int per_batch = positions && positions_len == batch_rows && batch > 1;
     size_t groups = per_batch ? batch : 1, copies = per_batch ? 1 : batch;
-    /* the vector of (batch b, row r, head h) starts at b * row_len * seq + r * row_step + h * head_step */
-    int bshd = order == POSENC_ROPE_ORDER_BSHD;
-    size_t row_step = bshd ? row_len : head_dim, head_step = bshd ? head_dim : seq * head_dim;
     /* double-precision rows step the recurrence (restarting where explicit
      * positions break a run, as ropeCache does); float32 rows are evaluated one by one */
     int streamed = precision == POSENC_ROPE_PRECISION_DOUBLE;
-    float row_cos[TRIG_BLOCK], row_sin[TRIG_BLOCK];
+    /* the coefficients of a tile of rows, width floats a row once laid out for
+     * the layout (rope_rotate_spread); [seq][heads][head_dim] rotates a row
+     * right after computing it, so its tile is one row */
+    float tile_cos[ROPE_TILE_FLOATS], tile_sin[ROPE_TILE_FLOATS];
     trig_stream stream;
     for (size_t k0 = 0; k0 < half; k0 += TRIG_BLOCK) {
         size_t n = half - k0 < TRIG_BLOCK ? half - k0 : TRIG_BLOCK;
+        size_t width = layout == POSENC_ROPE_INTERLEAVED ? 2 * n : n; /* after rope_rotate_spread */
+        size_t tile_rows = order == POSENC_ROPE_ORDER_BSHD ? 1 : ROPE_TILE_FLOATS / width;
         for (size_t g = 0; g < groups; g++) {
             const int32_t *pos = positions ? positions + g * seq : NULL;
             if (streamed)
                 trig_stream_start(&stream, inv_freq + k0, n, pos ? (double)pos[0] : (double)offset);
-            for (size_t r = 0; r < seq; r++) {
-                if (streamed) {
-                    if (pos && r > 0 && !(pos[r - 1] < INT32_MAX && pos[r] == pos[r - 1] + 1))
-                        trig_stream_seek(&stream, (double)pos[r]);
-                    trig_stream_row(&stream, row_cos, row_sin, attention_factor);
-                } else {
-                    cs_block one = { row_cos, row_sin, n, 1, n, pos ? 0 : (int32_t)(offset + (int64_t)r),
-                                     pos ? pos + r : NULL, inv_freq + k0, attention_factor };
-                    fill_block(&one, precision);
+            for (size_t r0 = 0; r0 < seq; r0 += tile_rows) {
+                size_t rows = seq - r0 < tile_rows ? seq - r0 : tile_rows;
+                for (size_t t = 0; t < rows; t++) {
+                    size_t r = r0 + t;
+                    float *row_cos = tile_cos + t * width, *row_sin = tile_sin + t * width;
+                    if (streamed) {
+                        if (pos && r > 0 && !(pos[r - 1] < INT32_MAX && pos[r] == pos[r - 1] + 1))
+                            trig_stream_seek(&stream, (double)pos[r]);
+                        trig_stream_row(&stream, row_cos, row_sin, attention_factor);
+                    } else {
+                        cs_block one = { row_cos, row_sin, n, 1, n,
+                                         pos ? 0 : (int32_t)(offset + (int64_t)r), pos ? pos + r : NULL,
+                                         inv_freq + k0, attention_factor };
+                        fill_block(&one, precision);
+                    }
+                    rope_rotate_spread(layout, n, row_cos, row_sin);
                 }
-                for (size_t c = 0; c < copies; c++)
-                    rope_rotate_row(x + (g + c) * seq * row_len + r * row_step, heads, head_step, half, k0, n,
-                                    layout, row_cos, row_sin);
+                for (size_t c = 0; c < copies; c++) {
+                    float *xb = x + (g + c) * seq * row_len;
+                    if (order == POSENC_ROPE_ORDER_BSHD) /* the row: every head at one position */
+                        rope_rotate(xb + r0 * row_len, heads, head_dim, half, k0, n, layout, tile_cos,
+                                    tile_sin, 0);
+                    else if (rows == 1) /* one row (decoding): every head at one position, seq rows apart */
+                        rope_rotate(xb + r0 * head_dim, heads, seq * head_dim, half, k0, n, layout, tile_cos,
+                                    tile_sin, 0);
+                    else /* each head: the tile's rows, contiguous, one position each */
+                        for (size_t h = 0; h < heads; h++)
+                            rope_rotate(xb + (h * seq + r0) * head_dim, rows, head_dim, half, k0, n, layout,
+                                        tile_cos, tile_sin, width);
+                }
             }
         }
     }

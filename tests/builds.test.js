@@ -91,6 +91,17 @@ test('applyRope, both layouts and precisions, partial rotary, odd pair counts', 
   }
 });
 
+test("applyRope order 'bhsd': tiles of rows, partial tiles, two frequency blocks, one row", () => {
+  for (const [batch, seq, heads, headDim, rotary] of [[2, 45, 3, 256, 256], [1, 70, 2, 300, 260], [3, 1, 4, 16, 16]]) {
+    const x = Float32Array.from({ length: batch * seq * heads * headDim }, (_, i) => Math.cos(i * 0.3) * 2);
+    for (const layout of [0, 1]) {
+      for (const precision of [0, 1]) {
+        same(x.byteLength, (e, p) => withFreqs(e, rotary / 2, (f) => e.posenc_rope_apply_ordered(p, x.length, batch, seq, heads, headDim, 1, rotary, layout, f, 1.0, -20, 0, 0, precision)), x);
+      }
+    }
+  }
+});
+
 test('Transformer-XL and ALiBi', () => {
   same(50 * 64 * 4, (e, p) => e.posenc_transformer_xl_embedding(p, 50 * 64, 50, 64, 20));
   same(5 * 9 * 11 * 4, (e, p) => e.posenc_alibi_bias(p, 5 * 9 * 11, 5, 9, 11, 2, 0, 8));
