@@ -156,7 +156,7 @@ int posenc_t5_bias(float *out, size_t out_len, const float *weights, size_t weig
     if (need == 0)
         return POSENC_OK;
     /* weights are gathered while out is written */
-    if (posenc_overlaps(out, need * sizeof *out, weights, table * sizeof *weights))
+    if (posenc_overlaps(out, posenc_bytes(need, sizeof *out), weights, posenc_bytes(table, sizeof *weights)))
         return POSENC_ERR_INVALID_ARGUMENT;
 
     /* row 0 and column 0 of every head plane, one bucket per relative position */

@@ -37,13 +37,13 @@ static inline int check_out_len(size_t out_len, size_t a, size_t b, size_t *need
 }
 
 /*
- * Whether the byte ranges [a, a + a_bytes) and [b, b + b_bytes) share memory,
- * compared as addresses (uintptr_t); an empty range (or a NULL pointer: an
- * absent buffer) never overlaps. Routines
- * that read an input after writing an output refuse an output that overlaps
- * it (POSENC_ERR_INVALID_ARGUMENT): the input would no longer be what the
- * caller passed, and what was checked. The differences are taken from the
- * lower address, so no sum can wrap.
+ * Whether the byte ranges [a, a + a_bytes) and [b, b + b_bytes) share a byte.
+ * Empty ranges and NULL never overlap. Written with the distance between the
+ * starts, so no end address is formed and nothing wraps; a saturated size
+ * (posenc_bytes) covers the rest of the address space. Routines that read an
+ * input after writing an output refuse an output that overlaps it
+ * (POSENC_ERR_INVALID_ARGUMENT): the input would no longer be what the caller
+ * passed, and what was checked.
  */
 static inline int posenc_overlaps(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
 {
@@ -51,6 +51,13 @@ static inline int posenc_overlaps(const void *a, size_t a_bytes, const void *b, 
     if (!a || !b || a_bytes == 0 || b_bytes == 0)
         return 0;
     return x <= y ? y - x < a_bytes : x - y < b_bytes;
+}
+
+/* n elements of `size` bytes, saturated at SIZE_MAX (for posenc_overlaps). */
+static inline size_t posenc_bytes(size_t n, size_t size)
+{
+    size_t bytes;
+    return __builtin_mul_overflow(n, size, &bytes) ? SIZE_MAX : bytes;
 }
 
 #endif

@@ -104,8 +104,8 @@ int posenc_rope_cache(float *cos_out, float *sin_out, size_t out_len, size_t len
     if (out_len < need)
         return POSENC_ERR_BUFFER_TOO_SMALL;
     /* the outputs are written while positions and inv_freq are still read */
-    size_t out_bytes = need * sizeof(float), freq_bytes = half * sizeof *inv_freq;
-    size_t pos_bytes = positions ? length * sizeof *positions : 0;
+    size_t out_bytes = posenc_bytes(need, sizeof(float)), freq_bytes = posenc_bytes(half, sizeof *inv_freq);
+    size_t pos_bytes = positions ? posenc_bytes(length, sizeof *positions) : 0;
     if (posenc_overlaps(cos_out, out_bytes, sin_out, out_bytes) ||
         posenc_overlaps(cos_out, out_bytes, inv_freq, freq_bytes) ||
         posenc_overlaps(sin_out, out_bytes, inv_freq, freq_bytes) ||
@@ -153,8 +153,9 @@ int posenc_rope_apply_ordered(float *x, size_t x_len, size_t batch, size_t seq, 
     if (need == 0) /* nothing to rotate: no loop over the (maybe huge) batch */
         return POSENC_OK;
     /* x is rotated row by row while positions and inv_freq are still read */
-    if (posenc_overlaps(x, need * sizeof *x, positions, positions_len * sizeof *positions) ||
-        posenc_overlaps(x, need * sizeof *x, inv_freq, half * sizeof *inv_freq))
+    size_t x_bytes = posenc_bytes(need, sizeof *x);
+    if (posenc_overlaps(x, x_bytes, positions, posenc_bytes(positions_len, sizeof *positions)) ||
+        posenc_overlaps(x, x_bytes, inv_freq, posenc_bytes(half, sizeof *inv_freq)))
         return POSENC_ERR_INVALID_ARGUMENT;
 
     /* positions per (batch, row): each batch its own rows; otherwise shared */

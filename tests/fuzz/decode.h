@@ -85,15 +85,6 @@ void buf_snapshot(fuzz_buf *b);
 int buf_unchanged(const fuzz_buf *b);
 void buf_free(fuzz_buf *b);
 
-/*
- * Aliasing, the fuzzer's choice: NULL mostly (the target gives the buffer its
- * own memory), else a pointer `at` elements (of elem bytes) into host's
- * allocation such that all count elements lie inside it, aligned to elem
- * (malloc aligns host). A routine given that pointer sees an input that
- * overlaps host whenever count > 0, and ASan still checks every access.
- */
-void *take_alias(fuzz_in *in, const fuzz_buf *host, size_t count, size_t elem);
-
 /* Whether two floats have the same bits (-0 is not 0, a NaN is itself). */
 int same_bits(float a, float b);
 
@@ -109,5 +100,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 _Noreturn void fuzz_fail(const char *file, int line, const char *what);
 #define FUZZ_ASSERT(cond) ((cond) ? (void)0 : fuzz_fail(__FILE__, __LINE__, #cond))
+
+/*
+ * An overlap case, about one call in eight: copies the n elements (elem bytes
+ * each) at src to the end of `host` (aligned to elem: host may hold another
+ * type), a buffer the routine writes, snapshots
+ * host and sets *aliased; returns the copy, which the caller passes instead of
+ * src. The routine reads src after writing host, so it must refuse the call
+ * (POSENC_ERR_INVALID_ARGUMENT, or an earlier error) and leave host as it was.
+ * Otherwise (or when host cannot hold the copy) returns src.
+ */
+void *fuzz_alias(fuzz_in *in, fuzz_buf *host, void *src, size_t n, size_t elem, int *aliased);
 
 #endif

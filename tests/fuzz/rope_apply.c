@@ -46,13 +46,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int must_fail = fuzz_plan(&x_len, need, need_ok) || must_fail_positions;
     fuzz_buf x;
     buf_new_values(&x, x_len, must_fail ? FUZZ_CAP : need, &in);
-    /* positions or inv_freq inside x (what x holds is what they read): refused */
-    const int32_t *pos = listed ? (const int32_t *)(void *)positions.p : NULL;
-    const int32_t *pos_in_x = take_alias(&in, &x, positions_len, sizeof(int32_t));
-    const double *f_in_x = take_alias(&in, &x, half, sizeof(double));
-    int overlap = (pos_in_x && positions_len > 0) || (f_in_x && half > 0);
-    pos = pos_in_x ? pos_in_x : pos;
-    const double *inv_freq = f_in_x ? f_in_x : f;
+    /* positions or inv_freq inside x, read while x is rotated: refused */
+    int overlap = 0;
+    const int32_t *pos = listed ? fuzz_alias(&in, &x, positions.p, positions.alloc, sizeof(int32_t), &overlap) : NULL;
+    const double *inv_freq = fuzz_alias(&in, &x, f, half, sizeof(double), &overlap);
 
     /* posenc_rope_apply, or posenc_rope_apply_ordered with any order */
     int ordered = take_u8(&in) % 2, order = take_enum(&in, 2);

@@ -43,13 +43,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     float *cos_out = (float *)(void *)cos_buf.p;
     float *sin_out = overlap ? cos_out + shift : (float *)(void *)sin_buf.p;
     /* positions or inv_freq inside an output (cos, or sin when it has its own memory) */
-    const fuzz_buf *host = take_u8(&in) % 2 ? &cos_buf : &sin_buf;
-    const int32_t *pos = listed ? (const int32_t *)(void *)positions.p : NULL;
-    const int32_t *pos_in_out = listed ? take_alias(&in, host, length, sizeof(int32_t)) : NULL;
-    const double *f_in_out = take_alias(&in, host, half, sizeof(double));
-    overlap = overlap || (pos_in_out && length > 0) || (f_in_out && half > 0);
-    pos = pos_in_out ? pos_in_out : pos;
-    const double *inv_freq = f_in_out ? f_in_out : f;
+    fuzz_buf *host = take_u8(&in) % 2 ? &cos_buf : &sin_buf;
+    const int32_t *pos = listed ? fuzz_alias(&in, host, positions.p, positions.alloc, sizeof(int32_t), &overlap) : NULL;
+    const double *inv_freq = fuzz_alias(&in, host, f, half, sizeof(double), &overlap);
 
     int status = posenc_rope_cache(null == 0 ? NULL : cos_out, null == 1 ? NULL : sin_out, out_len, length,
                                    offset, pos, rotary_dim, null == 2 ? NULL : inv_freq, attention, precision);

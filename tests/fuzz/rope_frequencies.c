@@ -42,22 +42,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_buf inv_freq, attention;
     buf_new(&inv_freq, n, must_fail ? FUZZ_CAP : need, sizeof(double));
     buf_new(&attention, 1, 1, sizeof(double));
-    /* inv_freq may hold valid factors, so that factor lists placed inside it pass their checks */
-    if (take_u8(&in) % 2) {
-        for (size_t k = 0; k < inv_freq.alloc; k++)
-            ((double *)(void *)inv_freq.p)[k] = (double)(1 + take_u8(&in)) / 16.0;
-        buf_snapshot(&inv_freq);
-    }
-    /* the factor lists or the attention factor inside inv_freq */
-    const double *short_in = take_alias(&in, &inv_freq, s.factors_len, sizeof(double));
-    const double *long_in = take_alias(&in, &inv_freq, s.factors_len, sizeof(double));
-    double *attention_in = take_alias(&in, &inv_freq, 1, sizeof(double));
-    s.short_factor = null_short ? NULL : short_in ? short_in : (const double *)(void *)factors[0].p;
-    s.long_factor = null_long ? NULL : long_in ? long_in : (const double *)(void *)factors[1].p;
-    double *attention_out = attention_in ? attention_in : (double *)(void *)attention.p;
+    /* the factor lists (read while inv_freq is written, by LongRoPE) or the
+     * attention factor (a second output) inside inv_freq: refused */
+    int short_in = 0, long_in = 0, attention_in = 0;
+    s.short_factor = null_short ? NULL : fuzz_alias(&in, &inv_freq, factors[0].p, s.factors_len, sizeof(double), &short_in);
+    s.long_factor = null_long ? NULL : fuzz_alias(&in, &inv_freq, factors[1].p, s.factors_len, sizeof(double), &long_in);
+    double *attention_out = fuzz_alias(&in, &inv_freq, attention.p, 1, sizeof(double), &attention_in);
     int longrope = !no_scaling && s.type == POSENC_ROPE_LONGROPE;
-    int overlap = attention_in || (longrope && s.factors_len > 0 &&
-                                   ((short_in && !null_short) || (long_in && !null_long)));
+    int overlap = attention_in || (longrope && (short_in || long_in));
 
     int status = posenc_rope_frequencies(null ? NULL : (double *)(void *)inv_freq.p, n, rotary_dim, base,
                                          no_scaling ? NULL : &s, seq_len, null_attention ? NULL : attention_out);
