@@ -10,10 +10,11 @@
 _Static_assert(TRIG_BLOCK <= ROPE_ROTATE_MAX_PAIRS, "rope_rotate takes blocks of TRIG_BLOCK pairs");
 
 enum {
-    /* the cos (and the sin) floats of the rows computed before rotating: for
-     * [heads][seq][head_dim], each head's rows of a tile are then rotated as
-     * one contiguous run of at least ROPE_TILE_FLOATS / 2 * head_dim / rotary_dim
-     * floats, so memory streams much as it does for [seq][heads][head_dim] */
+    /* the cos (and the sin) floats of the rows computed before rotating
+     * (16 KB each, on the stack): for [heads][seq][head_dim], each head's rows
+     * of a tile are then rotated as one contiguous run of at least
+     * ROPE_TILE_FLOATS / 2 * head_dim / rotary_dim floats, not one vector per
+     * far jump; cos and sin are still computed once per position */
     ROPE_TILE_FLOATS = 4096
 };
 
