@@ -12,6 +12,8 @@ import {
 export const ROPE_TYPES = ['default', 'linear', 'dynamic', 'yarn', 'llama3', 'longrope'];
 /** Pair layouts, in the order of the C enum posenc_rope_layout. */
 export const ROPE_LAYOUTS = ['half', 'interleaved'];
+/** Axis orders of applyRope's x, in the order of the C enum posenc_rope_order. */
+const ORDERS = ['bshd', 'bhsd'];
 const PRECISIONS = ['float64', 'float32'];
 
 // ------------------------------------------------------------------ checkers
@@ -373,12 +375,16 @@ const applySpec = {
   positions: typedArray('int32', { optional: true }),
   scaling: frequencySpec.scaling,
   batch: integer(1, INT32_MAX, { default: 1 }),
+  order: oneOf(ORDERS, { default: 'bshd' }),
   precision: oneOf(PRECISIONS, { default: 'float64' }),
 };
 
 /**
  * Rotates queries or keys in place, x laid out [batch][seq][heads][headDim]
- * (seq = x.length / (batch * heads * headDim)). layout 'half' pairs features
+ * (order 'bshd', the default: a projection viewed per head) or
+ * [batch][heads][seq][headDim] (order 'bhsd': what Hugging Face's
+ * apply_rotary_pos_emb receives, after the transpose), with
+ * seq = x.length / (batch * heads * headDim). layout 'half' pairs features
  * (k, k + rotaryDim/2) (GPT-NeoX, LLaMA, Hugging Face rotate_half);
  * 'interleaved' pairs (2k, 2k + 1) (GPT-J, RoFormer, Meta's reference).
  * Features >= rotaryDim (default headDim) are untouched. Positions: offset + s,
@@ -424,9 +430,9 @@ export function applyRope(x, options) {
   ];
   if (o.positions) buffers.push({ array: o.positions, type: 'int32', length: positionsLength, copyIn: true, address: positionsAddress });
   heapCall(fn, buffers, (pX, pFreq, pPositions = 0) =>
-    exports.posenc_rope_apply(
-      pX, xLength, o.batch, seq, o.heads, o.headDim, rotaryDim, ROPE_LAYOUTS.indexOf(o.layout), pFreq, attentionFactor,
-      offset, pPositions, positionsLength, PRECISIONS.indexOf(o.precision),
+    exports.posenc_rope_apply_ordered(
+      pX, xLength, o.batch, seq, o.heads, o.headDim, ORDERS.indexOf(o.order), rotaryDim, ROPE_LAYOUTS.indexOf(o.layout),
+      pFreq, attentionFactor, offset, pPositions, positionsLength, PRECISIONS.indexOf(o.precision),
     ),
   );
   return x;
