@@ -141,6 +141,96 @@ POSENC_API int posenc_add_sinusoidal(float *x, size_t x_len, size_t batch, size_
                                      int32_t offset, int layout);
 
 /* ------------------------------------------------------------------------ */
+/* Images and diffusion: the 2-D table and timestep embeddings               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * posenc_sinusoidal_2d: the fixed 2-D sine-cosine table of ViTs with
+ * sin-cos position embeddings, MAE and DiT (facebookresearch/mae
+ * util/pos_embed.py get_2d_sincos_pos_embed, copied by facebookresearch/DiT
+ * models.py; diffusers models/embeddings.py get_2d_sincos_pos_embed). For the
+ * patch in grid row y (0 <= y < height) and column x (0 <= x < width), with
+ * q = d_model / 4 and w_k = base^(-k/q), k < q:
+ *
+ *   row 1 + y * width + x  (y * width + x without the cls row) =
+ *   [ sin(x w_0) .. sin(x w_{q-1}) | cos(x w_0) .. | sin(y w_0) .. | cos(y w_0) .. ]
+ *
+ * NOTE the first half holds x, the column: MAE builds its grid with
+ * np.meshgrid(grid_w, grid_h) ("here w goes first") and then encodes grid[0],
+ * the w coordinate, into the half its code calls emb_h. Pictured for
+ * d_model = 8 (q = 2), height 2, width 3, cls_token 1:
+ *
+ *   row 0        [0    0    0    0    0    0    0    0   ]   the cls token
+ *   row 1 (0,0)  [sx0  sx1  cx0  cx1  sy0  sy1  cy0  cy1 ]   x = 0, y = 0
+ *   row 2 (0,1)  [ x = 1                | y = 0           ]
+ *   row 4 (1,0)  [ x = 0                | y = 1           ]
+ *
+ *   out          caller buffer of out_len >= (cls_token + height * width) * d_model floats
+ *   d_model      a multiple of 4, >= 4 (MAE asserts evenness at both levels)
+ *   base         finite, > 1; 0 selects 10000 (MAE's constant)
+ *   cls_token    1: a first row of zeros (MAE's cls_token=True); 0: none
+ *   base_size, interpolation_scale
+ *                diffusers' fine-tuning-at-higher-resolution scaling (its
+ *                PatchEmbed: base_size = the training grid's height): the
+ *                coordinates become x / (width / base_size) / interpolation_scale
+ *                and y / (height / base_size) / interpolation_scale.
+ *                base_size 0: none (MAE, DiT: integer coordinates);
+ *                interpolation_scale 0 selects 1; otherwise finite, > 0.
+ *                diffusers rounds those coordinates to float32 first (up to
+ *                ~1e-6 apart from these double ones when base_size / width
+ *                is not a short binary fraction)
+ *   height, width  each at most 2^31 (coordinates are int32)
+ *
+ * Every value is within 2^-23 of the formula evaluated in double (the scaled
+ * frequency scale * w_k is formed in double; at coordinates up to 2^24).
+ * height * width = 0 writes only the cls row, if any.
+ */
+POSENC_API int posenc_sinusoidal_2d(float *out, size_t out_len, size_t height, size_t width,
+                                    size_t d_model, double base, int cls_token, double base_size,
+                                    double interpolation_scale);
+
+/*
+ * posenc_timestep_embedding: the sinusoidal embedding of diffusion timesteps,
+ * diffusers models/embeddings.py get_timestep_embedding (used by every
+ * diffusers UNet and DiT through its Timesteps module; "matches the
+ * implementation in Denoising Diffusion Probabilistic Models"). With
+ * half = floor(dim / 2), for each timestep t_r (a real number: samplers use
+ * fractional timesteps):
+ *
+ *   w_k = exp(-ln(max_period) * k / (half - downscale_freq_shift)),  k < half
+ *   out[r] = [ sin(scale t_r w_0) .. sin(scale t_r w_{half-1}) | cos(..) .. ]
+ *
+ *   flip_sin_to_cos 1: [cos | sin]; an odd dim appends a zero column:
+ *     dim 5, no flip:  [s0 s1 c0 c1 0]      dim 5, flip:  [c0 c1 s0 s1 0]
+ *
+ * How it relates to the sinusoidal layouts, at integer timesteps:
+ *   shift 1 (the default)  = POSENC_LAYOUT_TENSOR2TENSOR with base max_period
+ *                            (tensor2tensor's get_timing_signal_1d) for dim >= 4
+ *   shift 0, even dim      = POSENC_LAYOUT_CONCATENATED with base max_period
+ *   shift 0, flip          = DiT's TimestepEmbedder.timestep_embedding (GLIDE)
+ *   Stable Diffusion's UNets use flip 1, shift 0.
+ *
+ *   out        caller buffer of out_len >= n * dim floats
+ *   timesteps  n finite doubles (float32 timesteps convert exactly); NULL only when n = 0
+ *   dim        >= 1
+ *   flip_sin_to_cos  1 or 0
+ *   downscale_freq_shift, scale  finite; half - downscale_freq_shift must not
+ *              be 0 when half >= 1 (it divides: diffusers gives NaN there)
+ *   max_period finite, > 0; 0 selects 10000
+ *   every angle scale * t * w_k must be finite (POSENC_ERR_INVALID_ARGUMENT)
+ *
+ * The angle (scale t) w_k is formed in double from the double timestep (the
+ * reference rounds t, w_k and their product to float32: ~1e-4 apart at
+ * t = 1000); sin and cos are evaluated in double and rounded once to float:
+ * within 2^-23 of the double formula at |scale t w_k| <= 2^24. Runs of
+ * consecutive integral scale * t step the exact recurrence of the tables.
+ */
+POSENC_API int posenc_timestep_embedding(float *out, size_t out_len, const double *timesteps,
+                                         size_t n, size_t dim, int flip_sin_to_cos,
+                                         double downscale_freq_shift, double scale,
+                                         double max_period);
+
+/* ------------------------------------------------------------------------ */
 /* Relative positions                                                        */
 /* ------------------------------------------------------------------------ */
 

@@ -102,6 +102,18 @@ const factorList = (n) => [
   ...[0, -1, NaN, Infinity].map((v) => [`an entry ${v}`, () => [1, v, ...Array(n - 2).fill(1)], RangeError]),
   ["an entry '1'", () => [1, '1', ...Array(n - 2).fill(1)], TypeError],
 ];
+/** Real timesteps: a Float32Array, Float64Array or Array of n finite numbers. */
+const timestepList = (n) => [
+  ...typeErrors([['a number', 1], ['a string', '1,2'], ['null', null], ['an object', {}], ['an Int32Array', new Int32Array(n)],
+    ['a Uint8Array', new Uint8Array(n)]]),
+  ["a 'float64' WasmArray (timesteps are read, not used in place)", () => posenc.allocate('float64', n), TypeError],
+  ...[NaN, Infinity, -Infinity].map((v) => [`an entry ${v}`, () => [1, v, 3], RangeError]),
+  ...[NaN, Infinity].map((v) => [`a Float64Array entry ${v}`, () => Float64Array.from([1, v, 3]), RangeError]),
+  ["an entry '1'", () => [1, '1', 3], TypeError],
+  ['an entry null', () => [1, null, 3], TypeError],
+  ['a detached Float64Array', () => detached(Float64Array, n), RangeError],
+  ['a view of a freed WasmArray', () => viewOfFreed('float64', n), RangeError],
+];
 /** An options-like object (scaling, config): wrong types; `null` may be allowed. */
 const object = ({ nullOk }) =>
   typeErrors([['a string', 'linear'], ['a number', 3], ['true', true], ['an array', []], ['a Float32Array', new Float32Array(2)], ...(nullOk ? [] : [['null', null]])]);
@@ -172,6 +184,24 @@ const TABLE = [
     params: {
       '#x': inPlace('float32', 12), dModel: int(1, I32), batch: int(1, I32), order: oneOf(['bsd', 'sbd']),
       scale: num({}).concat(rangeErrors([1e39, -1e39, FLT_MAX * 2])), base: num({ above: 1 }), offset: int(I32_MIN, I32), layout: oneOf(LAYOUTS),
+    },
+  },
+  {
+    fn: 'sinusoidal2d',
+    args: () => ({ options: { height: 2, width: 3, dModel: 8, out: f32(48) } }),
+    call: (a) => posenc.sinusoidal2d(a.options),
+    params: {
+      height: int(0, I32), width: int(0, I32), dModel: int(4, I32).concat(rangeErrors([6, 10])), base: num({ above: 1 }),
+      clsToken: bool(), baseSize: num({ above: 0 }), interpolationScale: num({ above: 0 }), out: array('float32', 48),
+    },
+  },
+  {
+    fn: 'timestepEmbedding',
+    args: () => ({ options: { timesteps: [1, 2.5, 999], dim: 8, out: f32(24) } }),
+    call: (a) => posenc.timestepEmbedding(a.options),
+    params: {
+      timesteps: timestepList(3), dim: int(1, I32), flipSinToCos: bool(), downscaleFreqShift: num({}).concat(rangeErrors([4])),
+      scale: num({}), maxPeriod: num({ above: 0 }), out: array('float32', 24),
     },
   },
   {
@@ -427,7 +457,7 @@ test(`the matrix has ${TOTAL} cases over ${TABLE.length} functions`, () => {
   expect(cases.length).toBeGreaterThan(1000);
   // every function the package exports that takes arguments is in the table or tested below
   const covered = new Set([...TABLE.map((e) => e.fn), 'init', 'memoryStats', 'isReady', 'WasmArray', 'simdSupported', 'wasmBuild']);
-  const core = ['sinusoidal', 'sinusoidalFrequencies', 'addSinusoidal', 'relativePositions', 'ropeFrequencies', 'ropeFromConfig',
+  const core = ['sinusoidal', 'sinusoidalFrequencies', 'addSinusoidal', 'sinusoidal2d', 'timestepEmbedding', 'relativePositions', 'ropeFrequencies', 'ropeFromConfig',
     'ropeCache', 'applyRope', 'ropePermuteWeights', 'alibiSlopes', 'alibiBias', 't5Buckets', 't5Bias', 'debertaBuckets',
     'transformerXLEmbedding', 'allocate'];
   for (const fn of core) expect(covered.has(fn)).toBe(true);
@@ -473,6 +503,12 @@ const crossCases = [
   ['sinusoidal', 'length * dModel = INT32_MAX^2', (a) => Object.assign(a.options, { length: I32, dModel: I32, out: undefined }), RangeError, ['length * dModel']],
   ['addSinusoidal', 'x.length not a multiple of batch * dModel', (a) => { a.x = f32(13); }, RangeError, ['batch * dModel = 12']],
   ['addSinusoidal', 'offset + seq - 1 past int32', (a) => Object.assign(a.options, { offset: I32 }), RangeError, ['offset']],
+  ['sinusoidal2d', 'coordinates that overflow (1 / interpolationScale is inf)', (a) => Object.assign(a.options, { interpolationScale: 5e-324 }), RangeError, ['interpolationScale']],
+  ['sinusoidal2d', 'baseSize / width / interpolationScale that overflows', (a) => Object.assign(a.options, { baseSize: 1e308, interpolationScale: 1e-10 }), RangeError, ['baseSize']],
+  ['sinusoidal2d', '(1 + height * width) * dModel past 2 GiB', (a) => Object.assign(a.options, { height: 2 ** 14, width: 2 ** 14, clsToken: true, out: undefined }), RangeError, ['(1 + height * width) * dModel']],
+  ['timestepEmbedding', 'scale * timestep overflows', (a) => Object.assign(a.options, { timesteps: [1, 1e300, 2], scale: 1e10 }), RangeError, ['scale', 'overflows']],
+  ['timestepEmbedding', 'w_k overflows (downscaleFreqShift just past half)', (a) => Object.assign(a.options, { dim: 400, downscaleFreqShift: 200.001, out: f32(1200) }), RangeError, ['downscaleFreqShift', 'overflows']],
+  ['timestepEmbedding', 'timesteps.length * dim past 2 GiB', (a) => Object.assign(a.options, { dim: 2 ** 30, out: undefined }), RangeError, ['timesteps.length * dim']],
   ['relativePositions', 'shift past int32 at the extremes', (a) => Object.assign(a.options, { shift: I32, out: undefined }), RangeError, ['shift']],
   ['relativePositions', 'queryLength * keyLength past 2 GiB', (a) => Object.assign(a.options, { queryLength: 2 ** 16, keyLength: 2 ** 16 + 1, out: undefined }), RangeError, ['queryLength * keyLength']],
   ['ropeFrequencies', 'a linear factor so small that frequencies pass 2^64', (a) => { a.options.scaling = { type: 'linear', factor: 1e-300 }; }, RangeError, ['factor: 1e-300']],

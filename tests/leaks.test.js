@@ -73,6 +73,11 @@ const ops = [
   ['fail: t5Bias', () => posenc.t5Bias({ heads: 4, queryLength: 2, weights: WEIGHTS.subarray(1) })],
   ['debertaBuckets', (r) => posenc.debertaBuckets({ queryLength: r(8), keyLength: r(300) })],
   ['transformerXLEmbedding', (r) => posenc.transformerXLEmbedding({ keyLength: r(10), dModel: 2 * (1 + r(8)), clampLength: r(5) })],
+  ['sinusoidal2d', (r) => posenc.sinusoidal2d({ height: r(6), width: r(6), dModel: 4 * (1 + r(4)), clsToken: r(2) === 1, baseSize: r(2) ? 4 : undefined })],
+  ['fail: sinusoidal2d', (r) => posenc.sinusoidal2d({ height: 2, width: 2, dModel: [6, 0, 8.5, '8'][r(4)] })],
+  ['timestepEmbedding', (r) => posenc.timestepEmbedding({ timesteps: Float64Array.from({ length: r(6) }, () => r(1000) / 7), dim: 1 + r(40), downscaleFreqShift: 0, flipSinToCos: r(2) === 1 })],
+  // fails in C, after posenc has staged its buffers: the error path frees them too
+  ['fail: timestepEmbedding (rejected by C)', () => posenc.timestepEmbedding({ timesteps: [1e300], dim: 8, scale: 1e10 })],
   ['fail: allocate', () => posenc.allocate('float32', 0)],
   ['fail: a freed WasmArray as out', () => {
     const wa = posenc.allocate('float32', 8);
@@ -133,6 +138,8 @@ test('a freed WasmArray raises an error wherever it is used; free() twice too', 
     () => posenc.t5Bias({ heads: 1, queryLength: 4, weights: new Float32Array(32), out: wa }),
     () => posenc.debertaBuckets({ queryLength: 2, keyLength: 2, out: ints }),
     () => posenc.transformerXLEmbedding({ keyLength: 4, dModel: 4, out: wa }),
+    () => posenc.sinusoidal2d({ height: 1, width: 1, dModel: 16, out: wa }),
+    () => posenc.timestepEmbedding({ timesteps: [1, 2], dim: 8, out: wa }),
     () => posenc.relativePositions({ queryLength: 2, keyLength: 2, out: ints }),
   ];
   const before = posenc.memoryStats();
@@ -187,6 +194,8 @@ test('results are never views of wasm memory: they survive memory growth intact'
     posenc.t5Bias({ heads: 1, queryLength: 3, weights: new Float32Array(32).fill(2) }),
     posenc.debertaBuckets({ queryLength: 3 }),
     posenc.transformerXLEmbedding({ keyLength: 3, dModel: 4 }),
+    posenc.sinusoidal2d({ height: 2, width: 3, dModel: 8, clsToken: true }),
+    posenc.timestepEmbedding({ timesteps: [0.5, 999], dim: 9 }),
   ];
   const copies = results.map((a) => Array.from(a));
   const memory = wasmBuffer();

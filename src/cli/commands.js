@@ -69,6 +69,38 @@ export const COMMANDS = {
       return { data, shape: [data.length], dtype: 'float64' };
     },
   },
+  'sinusoidal-2d': {
+    summary: "the 2-D sine-cosine table of ViTs, MAE and DiT [(cls) + height * width][d-model]; first half x, the column",
+    calls: 'sinusoidal2d',
+    flags: {
+      height: flag('height', 'number', 'patch rows of the grid (required)'),
+      width: flag('width', 'number', 'patch columns of the grid (required)'),
+      'd-model': flag('dModel', 'number', 'columns (features), a multiple of 4 (required)'),
+      base: flag('base', 'number', 'frequency base (default 10000)'),
+      'cls-token': flag('clsToken', 'bool', "a first row of zeros for the cls token (MAE's cls_token=True); default false"),
+      'base-size': flag('baseSize', 'number', "diffusers' base_size: coordinates x / (width / base-size) / interpolation-scale"),
+      'interpolation-scale': flag('interpolationScale', 'number', "diffusers' interpolation_scale (default 1)"),
+    },
+    run: (posenc, o) => ({
+      data: posenc.sinusoidal2d(o), shape: [(o.clsToken ? 1 : 0) + o.height * o.width, o.dModel], dtype: 'float32',
+    }),
+  },
+  timestep: {
+    summary: "diffusers' timestep embedding [timesteps][dim]: [sin | cos] of real timesteps",
+    calls: 'timestepEmbedding',
+    flags: {
+      timesteps: flag('timesteps', 'list', 'the timesteps, comma-separated (fractional ones too): 0,500.5,999 (required)'),
+      dim: flag('dim', 'number', 'columns; an odd dim ends on a zero column (required)'),
+      'flip-sin-to-cos': flag('flipSinToCos', 'bool', "[cos | sin] (Stable Diffusion's UNets, DiT); default false"),
+      'downscale-freq-shift': flag('downscaleFreqShift', 'number', 'w_k = exp(-ln(max-period) k / (dim/2 - shift)); default 1 (SD, DiT: 0)'),
+      scale: flag('scale', 'number', 'angles scale * t * w_k (default 1)'),
+      'max-period': flag('maxPeriod', 'number', 'default 10000'),
+    },
+    run: (posenc, o) => {
+      const data = posenc.timestepEmbedding(o);
+      return { data, shape: [data.length / o.dim, o.dim], dtype: 'float32' };
+    },
+  },
   relative: {
     summary: 'relative positions j - i + shift [query-length][key-length] (int32)',
     calls: 'relativePositions',

@@ -56,6 +56,11 @@ const BOOLEANS = { true: true, false: false, yes: true, no: false, 1: true, 0: f
 function readValue(name, kind, text) {
   if (kind === 'number') return NUMBER.test(text) ? Number(text) : text;
   if (kind === 'bool') return text.toLowerCase() in BOOLEANS ? BOOLEANS[text.toLowerCase()] : text;
+  // a list of numbers: 0,500.5,999 (or a JSON array); entries that are not numbers go as text
+  if (kind === 'list') {
+    if (text.trim().startsWith('[')) return readValue(name, 'json', text);
+    return text.trim() === '' ? [] : text.split(',').map((item) => readValue(name, 'number', item.trim()));
+  }
   if (kind === 'json') {
     try {
       return JSON.parse(text);

@@ -2,6 +2,8 @@
 export { init, isReady, simdSupported, wasmBuild } from './wasm.js';
 export { allocate, memoryStats, WasmArray } from './heap.js';
 export { sinusoidal, sinusoidalFrequencies, addSinusoidal, LAYOUTS } from './sinusoidal.js';
+export { sinusoidal2d } from './sinusoidal2d.js';
+export { timestepEmbedding } from './timestep.js';
 export { relativePositions } from './relative.js';
 export {
   ropeFrequencies, ropeFromConfig, ropeCache, applyRope, ropePermuteWeights, ROPE_TYPES, ROPE_LAYOUTS,

@@ -104,6 +104,54 @@ export interface AddSinusoidalOptions extends TableOptions {
 /** Adds the table to x in place and returns x. */
 export function addSinusoidal<X extends Float32Target>(x: X, options: AddSinusoidalOptions): X;
 
+// ---------------------------------------------------------------- images and diffusion
+// Formulas, sources and layouts: include/posenc.h (posenc_sinusoidal_2d, posenc_timestep_embedding).
+
+export interface Sinusoidal2dOptions<Out extends Float32Target = Float32Array> {
+  /** patch rows of the grid, 0 .. 2^31-1 */
+  height: number;
+  /** patch columns of the grid, 0 .. 2^31-1 */
+  width: number;
+  /** a multiple of 4: [sin x | cos x | sin y | cos y], dModel/4 frequencies base^(-k/(dModel/4)) */
+  dModel: number;
+  /** > 1; default 10000 */
+  base?: number;
+  /** a first row of zeros for the cls token (MAE); default false */
+  clsToken?: boolean;
+  /** diffusers' base_size: coordinates x / (width / baseSize) / interpolationScale; default none (integer coordinates) */
+  baseSize?: number;
+  /** diffusers' interpolation_scale, > 0; default 1 */
+  interpolationScale?: number;
+  /** (clsToken ? 1 : 0) + height * width rows of dModel elements */
+  out?: Out;
+}
+/**
+ * MAE's get_2d_sincos_pos_embed (also DiT's and diffusers'): [(clsToken ? 1 : 0) + height * width][dModel].
+ * Patch (y, x) is row (clsToken ? 1 : 0) + y * width + x; NOTE the first half holds x, the column.
+ */
+export function sinusoidal2d(options: Sinusoidal2dOptions<Float32Array>): Float32Array;
+export function sinusoidal2d<Out extends Float32Target>(options: Sinusoidal2dOptions<Out> & { out: Out }): Out;
+
+export interface TimestepEmbeddingOptions<Out extends Float32Target = Float32Array> {
+  /** real timesteps (fractional ones too), finite */
+  timesteps: Float32Array | Float64Array | readonly number[];
+  /** >= 1; half = floor(dim / 2) sines and cosines, a zero column when odd */
+  dim: number;
+  /** [cos | sin] instead of [sin | cos]; default false (Stable Diffusion's UNets and DiT: true) */
+  flipSinToCos?: boolean;
+  /** w_k = exp(-ln(maxPeriod) k / (half - downscaleFreqShift)); default 1 (SD's UNets and DiT: 0) */
+  downscaleFreqShift?: number;
+  /** angles scale * t * w_k; default 1 */
+  scale?: number;
+  /** > 0; default 10000 */
+  maxPeriod?: number;
+  /** timesteps.length * dim elements */
+  out?: Out;
+}
+/** diffusers' get_timestep_embedding: [timesteps.length][dim]. */
+export function timestepEmbedding(options: TimestepEmbeddingOptions<Float32Array>): Float32Array;
+export function timestepEmbedding<Out extends Float32Target>(options: TimestepEmbeddingOptions<Out> & { out: Out }): Out;
+
 export interface RelativePositionsOptions<Out extends Int32Target = Int32Array> {
   queryLength: number;
   /** default queryLength */

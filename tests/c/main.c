@@ -7,6 +7,7 @@ int check_passed, check_failed;
 
 void test_status(void);
 void test_sinusoidal(void);
+void test_vision(void);
 void test_relative(void);
 void test_rope(void);
 void test_biases(void);
@@ -17,6 +18,7 @@ int main(void)
 {
     test_status();
     test_sinusoidal();
+    test_vision();
     test_relative();
     test_rope();
     test_biases();

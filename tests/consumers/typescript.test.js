@@ -17,6 +17,7 @@ const USE_ALL = `import {
   sinusoidal, sinusoidalFrequencies, addSinusoidal, LAYOUTS, relativePositions,
   ropeFrequencies, ropeFromConfig, ropeCache, applyRope, ropePermuteWeights, ROPE_TYPES, ROPE_LAYOUTS,
   alibiSlopes, alibiBias, t5Buckets, t5Bias, debertaBuckets, transformerXLEmbedding,
+  sinusoidal2d, timestepEmbedding,
 } from 'posenc';
 import type { RopeScaling, SinusoidalLayout, WasmSource, RopeLayout, RopeType } from 'posenc';
 
@@ -53,12 +54,14 @@ const buckets: Int32Array = t5Buckets({ queryLength: 3, bidirectional: false });
 const t5: Float32Array = t5Bias({ heads: 2, queryLength: 3, weights: new Float32Array(32 * 2) });
 const deberta: Int32Array = debertaBuckets({ queryLength: 3, bucketSize: 256, maxPosition: 512 });
 const xl: Float32Array = transformerXLEmbedding({ keyLength: 3, dModel: 4 });
+const grid: Float32Array = sinusoidal2d({ height: 2, width: 3, dModel: 8, clsToken: true });
+const steps: Float32Array = timestepEmbedding({ timesteps: Float32Array.from([0.5, 999]), dim: 9, flipSinToCos: true, downscaleFreqShift: 0 });
 
 console.log(JSON.stringify({
   ready, simd: typeof simd, which: typeof which, pe: Array.from(pe), w: w.length, x: x.length, rel: Array.from(rel),
   view: view.length, stats: typeof stats.allocatedBytes, type, invFreq: invFreq.length, attentionFactor,
   cos: cos.length, sin: sin.length, q: q.length, perm: perm.length, slopes: slopes.length, bias: bias.length,
-  buckets: buckets.length, t5: t5.length, deberta: deberta.length, xl: xl.length,
+  buckets: buckets.length, t5: t5.length, deberta: deberta.length, xl: xl.length, grid: grid.length, steps: steps.length,
 }));
 `;
 
@@ -73,7 +76,7 @@ posenc.init().then(() => {
 
 // Each line below holds one mistake tsc must report (line numbers are checked).
 const WRONG = [
-  "import { sinusoidal, applyRope, alibiBias, ropeCache, relativePositions, init } from 'posenc';",
+  "import { sinusoidal, applyRope, alibiBias, ropeCache, relativePositions, init, sinusoidal2d, timestepEmbedding } from 'posenc';",
   'sinusoidal({ length: 10, dmodel: 6 });',
   "sinusoidal({ length: '10', dModel: 6 });",
   'applyRope(new Float64Array(8), { heads: 1, headDim: 8 });',
@@ -83,6 +86,8 @@ const WRONG = [
   "relativePositions({ queryLength: 3, out: new Float32Array(9) });",
   "sinusoidal({ length: 4, dModel: 4, layout: 'sideways' });",
   "init({ wasmUrl: '/posenc.wasm' });",
+  'sinusoidal2d({ height: 2, width: 2, dmodel: 8 });',
+  'timestepEmbedding({ timesteps: new Int32Array(2), dim: 8 });',
   '',
 ].join('\n');
 
@@ -144,7 +149,7 @@ test('the ESM file compiled by tsc runs and computes the notebook table', () => 
   expect(out.ready).toBe(true);
   expect(maxDiff(out.pe, NOTEBOOK.PE)).toBeLessThanOrEqual(0.5e-4);
   expect(out.rel).toEqual([1, 2, 3, 0, 1, 2]);
-  expect([out.cos, out.sin, out.bias, out.xl]).toEqual([4 * 8, 4 * 8, 2 * 3 * 5, 12]);
+  expect([out.cos, out.sin, out.bias, out.xl, out.grid, out.steps]).toEqual([4 * 8, 4 * 8, 2 * 3 * 5, 12, 7 * 8, 2 * 9]);
 });
 
 test('the declarations and the runtime export the same names; each runtime export type-checks by name', async () => {
