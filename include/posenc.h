@@ -223,7 +223,8 @@ POSENC_API int posenc_sinusoidal_2d(float *out, size_t out_len, size_t height, s
  * reference rounds t, w_k and their product to float32: ~1e-4 apart at
  * t = 1000); sin and cos are evaluated in double and rounded once to float:
  * within 2^-23 of the double formula at |scale t w_k| <= 2^24. Runs of
- * consecutive integral scale * t step the exact recurrence of the tables.
+ * consecutive integral scale * t (within int32) step the exact recurrence of
+ * the tables; every other row is evaluated directly.
  */
 POSENC_API int posenc_timestep_embedding(float *out, size_t out_len, const double *timesteps,
                                          size_t n, size_t dim, int flip_sin_to_cos,

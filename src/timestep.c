@@ -3,9 +3,9 @@
  * layout in posenc.h).
  *
  * Timesteps are real numbers. Each row's angles (scale t) w_k are formed in
- * double and anchored with libm's sin/cos; a run of consecutive integral
- * scale * t (embedding every training timestep, say) steps the exact
- * recurrence instead, as the integer-position tables do.
+ * double and evaluated directly; a run of consecutive integral scale * t
+ * (embedding every training timestep, say) steps the exact recurrence
+ * instead, as the integer-position tables do.
  */
 #include "posenc.h"
 
@@ -22,10 +22,11 @@ static double timestep_freq(double neg_log_period, double k, double denom)
     return exp(neg_log_period * k / denom);
 }
 
-/* Whether p continues a run after prev: both integral, p = prev + 1 (exact for |p| < 2^53). */
-static int continues(double prev, double p)
+/* Positions the recurrence steps through: integers in int32's range, where
+ * p + 1 is exact and runs of consecutive ones occur (a schedule's timesteps). */
+static int on_grid(double p)
 {
-    return floor(prev) == prev && fabs(prev) < 0x1p52 && p == prev + 1.0;
+    return floor(p) == p && fabs(p) <= 2147483647.0;
 }
 
 int posenc_timestep_embedding(float *out, size_t out_len, const double *timesteps, size_t n,
@@ -74,14 +75,19 @@ int posenc_timestep_embedding(float *out, size_t out_len, const double *timestep
         for (size_t k = 0; k < nk; k++)
             w[k] = timestep_freq(neg_log_period, (double)(k0 + k), denom);
         trig_stream_start(&stream, w, nk, 0.0);
-        double prev = 0.0;
+        double prev = 0.5; /* not on the grid: the first row starts afresh */
         for (size_t r = 0; r < n; r++) {
             double p = scale * timesteps[r];
-            if (r == 0 || !continues(prev, p))
-                trig_stream_seek(&stream, p);
-            prev = p;
             float *row = out + r * dim;
-            trig_stream_row(&stream, row + cos_col + k0, row + sin_col + k0, 1.0);
+            if (on_grid(p)) {
+                /* a run of consecutive integers steps; any other starts a new run */
+                if (!(on_grid(prev) && p == prev + 1.0))
+                    trig_stream_seek(&stream, p);
+                trig_stream_row(&stream, row + cos_col + k0, row + sin_col + k0, 1.0);
+            } else {
+                trig_point(w, nk, p, row + cos_col + k0, row + sin_col + k0, 1.0);
+            }
+            prev = p;
         }
     }
     if (dim % 2)
