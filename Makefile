@@ -75,7 +75,7 @@ $(EXPORTS): include/posenc.h | build
 # for engines without it (bit-identical results, see src/simd.h). The hot
 # kernels are compiled for speed, everything else for size: the wasm ships
 # inline in the JS.
-KERNELS   := src/trig.c src/rope_rotate.c src/rope_apply.c src/sinusoidal.c src/nn_kernels.c
+KERNELS   := src/trig.c src/rope_rotate.c src/rope_apply.c src/rope_axes.c src/sinusoidal.c src/nn_kernels.c
 EMLINK    := -Oz --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH -sMAXIMUM_MEMORY=4GB \
              -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB -sERROR_ON_UNDEFINED_SYMBOLS=1 -sMALLOC=emmalloc
 WASM_BASE := dist/posenc-baseline.wasm

@@ -358,6 +358,58 @@ describe('biases and buckets', () => {
   });
 });
 
+// ------------------------------------------------------------------ M-RoPE and 2-D RoPE
+
+describe('RoPE over several position axes', () => {
+  const position = fc.integer({ min: -3000, max: 100000 });
+  /** Sections of half pairs among 3 axes. */
+  const sectionsOf = (half, a, b) => {
+    const s0 = a % (half + 1), s1 = b % (half - s0 + 1);
+    return [s0, s1, half - s0 - s1];
+  };
+
+  test('M-RoPE with all three axes at the same positions is plain RoPE bit for bit', () => {
+    check(150, [fc.integer({ min: 1, max: 12 }), fc.nat(), fc.nat(), fc.array(position, { minLength: 1, maxLength: 12 }), fc.integer({ min: 1, max: 3 }), fc.constantFrom('half', 'interleaved'), fc.constantFrom('float64', 'float32'), unitScaling], (half, a, b, list, heads, layout, precision, scaling) => {
+      const rotaryDim = dimFor(scaling, half);
+      const mropeSection = sectionsOf(rotaryDim / 2, a, b);
+      const positions = Int32Array.from(list);
+      const three = Int32Array.from([...list, ...list, ...list]);
+      const x = Float32Array.from({ length: list.length * heads * rotaryDim }, (_, i) => Math.sin(a + 0.7 * i));
+      const opts = { heads, headDim: rotaryDim, layout, precision, scaling };
+      const plain = posenc.applyRope(x.slice(), { ...opts, positions });
+      const multi = posenc.applyRope(x.slice(), { ...opts, positions: three, mropeSection });
+      const c1 = posenc.ropeCache({ rotaryDim, positions, precision, scaling });
+      const c2 = posenc.ropeCache({ rotaryDim, positions: three, mropeSection, precision, scaling });
+      return same(plain, multi) && same(c1.cos, c2.cos) && same(c1.sin, c2.sin);
+    });
+  });
+
+  test('each pair of an M-RoPE cache is the plain cache of its own axis', () => {
+    check(150, [fc.integer({ min: 1, max: 10 }), fc.nat(), fc.nat(), fc.array(fc.tuple(position, position, position), { minLength: 1, maxLength: 10 })], (half, a, b, rows) => {
+      const rotaryDim = 2 * half;
+      const mropeSection = sectionsOf(half, a, b);
+      const axes = [0, 1, 2].map((i) => Int32Array.from(rows, (r) => r[i]));
+      const m = posenc.ropeCache({ rotaryDim, mropeSection, positions: Int32Array.from([...axes[0], ...axes[1], ...axes[2]]) });
+      const plain = axes.map((positions) => posenc.ropeCache({ rotaryDim, positions }));
+      const axisOf = (k) => (k < mropeSection[0] ? 0 : k < mropeSection[0] + mropeSection[1] ? 1 : 2);
+      return maxDiff(m.cos.length, (i) => m.cos[i] - plain[axisOf(i % half)].cos[i]) <= 2 * EPS23 &&
+        maxDiff(m.sin.length, (i) => m.sin[i] - plain[axisOf(i % half)].sin[i]) <= 2 * EPS23;
+    });
+  });
+
+  test('2-D RoPE: <R(y, x) q, R(y\', x\') k> depends only on (y - y\', x - x\'), both forms', () => {
+    const coord = fc.integer({ min: 0, max: 5000 });
+    check(150, [fc.integer({ min: 1, max: 6 }).map((q) => 4 * q), coord, coord, fc.integer({ min: -40, max: 40 }), fc.integer({ min: -40, max: 40 }), fc.constantFrom('pixtral', 'axial'), values(24), values(24)], (headDim, y, x, dy, dx, rope2d, qv, kv) => {
+      if (y - dy < 0 || x - dx < 0) return true;
+      const q = qv.subarray(0, headDim), k = kv.subarray(0, headDim);
+      const at = (v, py, px) => posenc.applyRope(Float32Array.from(v), { heads: 1, headDim, rope2d, positions: Int32Array.from([py, px]) });
+      const far = dot(at(q, y, x), at(k, y - dy, x - dx));
+      const near = dot(at(q, dy, dx), k);
+      return Math.abs(far - near) <= 2 ** -18 * headDim * 4;
+    });
+  });
+});
+
 // ------------------------------------------------------------------ out, zero-copy, copying
 
 describe('identical results with and without out, through zero-copy and copying paths', () => {

@@ -126,6 +126,8 @@ export const COMMANDS = {
       offset: flag('offset', 'number', 'position of row 0 (default 0)'),
       ...ROPE,
       precision: flag('precision', 'string', "'float64' angles (default) or 'float32' (the float32 recipe)"),
+      rope2d: flag('rope2d', 'string', "2-D RoPE of a patch grid: 'pixtral' or 'axial' (the Qwen2-VL vision encoder); needs --grid"),
+      grid: flag('grid', 'json', `with --rope2d: the patch grid as JSON, e.g. '{"height":16,"width":24}' (rows = patches, row-major)`),
     },
     run: (posenc, o) => {
       const options = ropeOptions(posenc, o);
@@ -133,7 +135,21 @@ export const COMMANDS = {
       const data = new Float32Array(cos.length * 2);
       data.set(cos);
       data.set(sin, cos.length);
-      return { data, shape: [2, options.length, options.rotaryDim / 2], dtype: 'float32' };
+      const half = options.rotaryDim / 2;
+      return { data, shape: [2, cos.length / half, half], dtype: 'float32' };
+    },
+  },
+  'mrope-positions': {
+    summary: "M-RoPE positions [3][seq] (temporal, height, width) of text and image / video spans, as Qwen2-VL's get_rope_index (int32)",
+    calls: 'mropePositions',
+    flags: {
+      spans: flag('spans', 'json', `the spans as JSON, e.g. '[{"text":12},{"image":[1,28,42]},{"text":5}]' (required)`),
+      'spatial-merge-size': flag('spatialMergeSize', 'number', 'the merger joins m x m patches (default 2)'),
+      'tokens-per-second': flag('tokensPerSecond', 'number', "Qwen2.5-VL's temporal spacing of video frames (default 0: Qwen2-VL)"),
+    },
+    run: (posenc, o) => {
+      const data = posenc.mropePositions(o);
+      return { data, shape: [3, data.length / 3], dtype: 'int32' };
     },
   },
   'alibi-slopes': {

@@ -218,6 +218,14 @@ export type RopeScaling =
       seqLength?: number;
     };
 
+/**
+ * 2-D RoPE of vision encoders (patch row y on the first rotaryDim / 4 pairs, column x on the rest):
+ * 'pixtral'  HF PixtralRotaryEmbedding: the even frequencies rotate by the row, the odd ones by the column
+ * 'axial'    the Qwen2-VL / Qwen2.5-VL vision encoder (VisionRotaryEmbedding): both axes base^(-4k/rotaryDim)
+ */
+export type Rope2d = 'pixtral' | 'axial';
+export const ROPE_2D: readonly Rope2d[];
+
 export interface RopeFrequencyOptions {
   /** even, >= 2 (>= 4 for 'dynamic') */
   rotaryDim: number;
@@ -225,19 +233,62 @@ export interface RopeFrequencyOptions {
   base?: number;
   /** default: no scaling */
   scaling?: RopeScaling | null;
+  /**
+   * M-RoPE (Qwen2-VL, Qwen2.5-VL): [temporal, height, width] pairs, adding up to rotaryDim / 2;
+   * ropeCache and applyRope then take positions [3][seq] (mropePositions)
+   */
+  mropeSection?: readonly [number, number, number];
 }
-/** Inverse frequencies (rotaryDim / 2 values, radians per position) and the attention factor folded into cos/sin. */
-export function ropeFrequencies(options: RopeFrequencyOptions): { invFreq: Float64Array; attentionFactor: number };
+/**
+ * Inverse frequencies (rotaryDim / 2 values, radians per position) and the attention factor folded into cos/sin;
+ * with rope2d, in the order its pairs use them ([row | column]).
+ */
+export function ropeFrequencies(options: RopeFrequencyOptions & { rope2d?: Rope2d }): { invFreq: Float64Array; attentionFactor: number };
 
-/** The options of a Hugging Face config.json: spread them into ropeFrequencies, ropeCache or applyRope. */
+/**
+ * The options of a Hugging Face config.json (mrope_section included): spread them into ropeFrequencies,
+ * ropeCache or applyRope.
+ */
 export function ropeFromConfig(config: Record<string, unknown>, options?: { layerType?: string }): RopeFrequencyOptions;
 
-export interface RopeCacheOptions extends RopeFrequencyOptions {
-  /** rows; default positions.length */
+/** The patch grid of 2-D RoPE: patches in row-major order (Pixtral's position_ids_in_meshgrid). */
+export interface PatchGrid {
+  height: number;
+  width: number;
+}
+/** Several position axes: M-RoPE (mropeSection, positions [3][rows]) or 2-D RoPE (rope2d, grid or positions [2][rows]). */
+export interface RopeAxesOptions {
+  /** 2-D RoPE: 'pixtral' or 'axial'; needs grid or positions [2][patches] (rows, then columns), no scaling, rotaryDim % 4 = 0 */
+  rope2d?: Rope2d;
+  /** with rope2d: the positions of row-major patches */
+  grid?: PatchGrid;
+}
+
+/** One span of mropePositions: text tokens, or an image / video grid (image_grid_thw, before the 2 x 2 merger). */
+export type MropeSpan =
+  | { text: number }
+  | { image: { t: number; h: number; w: number } | readonly [number, number, number] }
+  | { video: { t: number; h: number; w: number; secondsPerGrid?: number } | readonly [number, number, number] };
+export interface MropePositionsOptions<Out extends Int32Target = Int32Array> {
+  /** e.g. [{ text: 12 }, { image: { t: 1, h: 28, w: 42 } }, { text: 5 }]; text spans count the vision start/end tokens */
+  spans: readonly MropeSpan[];
+  /** the merger's m (grids shrink by m x m); default 2 */
+  spatialMergeSize?: number;
+  /** Qwen2.5-VL's vision_config.tokens_per_second (temporal spacing of video frames); default 0: Qwen2-VL */
+  tokensPerSecond?: number;
+  /** 3 * seq elements */
+  out?: Out;
+}
+/** HF get_rope_index's M-RoPE positions [3][seq] (temporal, height, width) of text and image / video spans. */
+export function mropePositions(options: MropePositionsOptions<Int32Array>): Int32Array;
+export function mropePositions<Out extends Int32Target>(options: MropePositionsOptions<Out> & { out: Out }): Out;
+
+export interface RopeCacheOptions extends RopeFrequencyOptions, RopeAxesOptions {
+  /** rows; default positions.length (divided by the axes) */
   length?: number;
   /** position of row 0 (int32), default 0; excludes positions */
   offset?: number;
-  /** one absolute position per row */
+  /** one absolute position per row; [3][length] with mropeSection, [2][length] with rope2d */
   positions?: Int32Array | WasmArray<'int32'>;
   precision?: RopePrecision;
   /** filled and returned: two disjoint arrays of length * rotaryDim / 2 floats */
@@ -247,7 +298,7 @@ export interface RopeCacheOptions extends RopeFrequencyOptions {
 export function ropeCache(options: RopeCacheOptions & { out?: undefined }): { cos: Float32Array; sin: Float32Array };
 export function ropeCache<O extends { cos: Float32Target; sin: Float32Target }>(options: RopeCacheOptions & { out: O }): O;
 
-export interface ApplyRopeOptions {
+export interface ApplyRopeOptions extends RopeAxesOptions {
   heads: number;
   headDim: number;
   /** even, <= headDim; default headDim. Features >= rotaryDim are untouched. */
@@ -257,9 +308,11 @@ export interface ApplyRopeOptions {
   base?: number;
   /** position of row 0 (int32), default 0; excludes positions */
   offset?: number;
-  /** seq entries (one per row) or batch * seq (one per batch and row) */
+  /** seq entries (one per row) or batch * seq (one per batch and row); times 3 ([3][seq] or [3][batch][seq]) with mropeSection, 2 with rope2d */
   positions?: Int32Array | WasmArray<'int32'>;
   scaling?: RopeScaling | null;
+  /** M-RoPE: [temporal, height, width] pairs, adding up to rotaryDim / 2 */
+  mropeSection?: readonly [number, number, number];
   /** default 1; seq = x.length / (batch * heads * headDim) */
   batch?: number;
   precision?: RopePrecision;

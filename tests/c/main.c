@@ -10,6 +10,7 @@ void test_sinusoidal(void);
 void test_vision(void);
 void test_relative(void);
 void test_rope(void);
+void test_rope_axes(void);
 void test_biases(void);
 void test_encoder(void);
 void test_hardening(void);
@@ -21,6 +22,7 @@ int main(void)
     test_vision();
     test_relative();
     test_rope();
+    test_rope_axes();
     test_biases();
     test_encoder();
     test_hardening();

@@ -158,6 +158,23 @@ describe('.npy files', () => {
     expect(maxDiff(a.data, c.embedding.flat())).toBeLessThanOrEqual(ULP1);
   });
 
+  test.each(REF.mropePositions.map((c) => [c.name, c]))('mrope-positions (%s) matches HF get_rope_index: <i4 [3][seq]', (_, c) => {
+    const args = ['mrope-positions', '--spans', JSON.stringify(c.spans)];
+    if (c.spatialMergeSize !== undefined) args.push('--spatial-merge-size', String(c.spatialMergeSize));
+    if (c.tokensPerSecond !== undefined) args.push('--tokens-per-second', String(c.tokensPerSecond));
+    const a = npy(...args);
+    expect([a.descr, a.shape]).toEqual(['<i4', [3, c.seq]]);
+    expect(Array.from(a.data)).toEqual(c.positions.flat());
+  });
+
+  test('rope-cache --rope2d pixtral --grid: [2][patches][headDim / 2], cos then sin', () => {
+    const c = REF.pixtralRope[0];
+    const a = npy('rope-cache', '--rotary-dim', String(c.headDim), '--base', String(c.base), '--rope2d', 'pixtral',
+      '--grid', JSON.stringify({ height: c.height, width: c.width }));
+    expect(a.shape).toEqual([2, c.height * c.width, c.headDim / 2]);
+    expect(maxDiff(a.data, [...c.cos.flat(), ...c.sin.flat()])).toBeLessThanOrEqual(ULP1);
+  });
+
   test('rope-cache from a Hugging Face config.json (Llama 3.1 scaling): [2][length][rotaryDim/2], cos then sin', () => {
     const c = REF.ropeCache.find((x) => x.name.startsWith('llama3'));
     const config = {
@@ -221,6 +238,7 @@ describe('errors: exit 2, nothing on stdout, the library message', () => {
     [['sinusoidal-2d', '--height', '2', '--width', '2', '--d-model', '6'], 'got 6\n(dModel is --d-model)'],
     [['timestep', '--timesteps', '1,two,3', '--dim', '8'], 'posenc.timestepEmbedding: timesteps[1] must be a finite number, got "two"\n(timesteps is --timesteps)'],
     [['timestep', '--timesteps', '1', '--dim', '8', '--downscale-freq-shift', '4'], 'posenc.timestepEmbedding: downscaleFreqShift must differ from floor(dim / 2) = 4'],
+    [['mrope-positions', '--spans', '[{"text":2},{"image":[1,3,4]}]'], 'posenc.mropePositions: spans[1].image.h must be a multiple of spatialMergeSize = 2'],
     [['alibi', '--heads', '2', '--query-length', '3', '--causal=maybe'], 'posenc.alibiBias: causal must be true or false, got "maybe"'],
     [['sinusoidal', '--length', '10', '--dmodel', '6'], "unknown flag --dmodel for 'sinusoidal' (did you mean --d-model?)"],
     [['sinusoidal', '--length'], '--length needs a value'],
