@@ -211,7 +211,8 @@ POSENC_API int posenc_sinusoidal_2d(float *out, size_t out_len, size_t height, s
  *   Stable Diffusion's UNets use flip 1, shift 0.
  *
  *   out        caller buffer of out_len >= n * dim floats
- *   timesteps  n finite doubles (float32 timesteps convert exactly); NULL only when n = 0
+ *   timesteps  n finite doubles (float32 timesteps convert exactly); NULL only when n = 0;
+ *              out must not overlap them: POSENC_ERR_INVALID_ARGUMENT
  *   dim        >= 1
  *   flip_sin_to_cos  1 or 0
  *   downscale_freq_shift, scale  finite; half - downscale_freq_shift must not
@@ -526,7 +527,9 @@ POSENC_API int posenc_rope_permute_weights(float *out, size_t out_len, const flo
  *
  *   positions  [n_axes][length] int32 (n_axes * length values)
  *   n_axes     1 .. POSENC_ROPE_MAX_AXES;  sections  n_axes counts summing to rotary_dim / 2
- *   others     as posenc_rope_cache (cos_out and sin_out must not overlap)
+ *   others     as posenc_rope_cache
+ *   cos_out and sin_out must not overlap each other, positions, sections or
+ *   inv_freq (read while they are written): POSENC_ERR_INVALID_ARGUMENT
  */
 POSENC_API int posenc_rope_axes_cache(float *cos_out, float *sin_out, size_t out_len, size_t length,
                                       const int32_t *positions, size_t n_axes, const size_t *sections,
@@ -542,6 +545,8 @@ POSENC_API int posenc_rope_axes_cache(float *cos_out, float *sin_out, size_t out
  *                  position_ids [3][batch][seq], padded batches)
  *   n_axes, sections  as posenc_rope_axes_cache
  *   others         as posenc_rope_apply
+ *   x must not overlap positions, sections or inv_freq (read while x is
+ *   rotated): POSENC_ERR_INVALID_ARGUMENT
  */
 POSENC_API int posenc_rope_axes_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t heads,
                                       size_t head_dim, size_t rotary_dim, int layout,
@@ -592,7 +597,8 @@ typedef struct posenc_mrope_span {
  * in the token ids. A token generated after the sequence sits at
  * 1 + the largest position (HF's rope_deltas = that - seq).
  *
- *   out        caller buffer of out_len >= 3 * seq int32
+ *   out        caller buffer of out_len >= 3 * seq int32; must not overlap
+ *              spans (read while out is written): POSENC_ERR_INVALID_ARGUMENT
  *   seq        the tokens of the spans (text t, plus t (h/m) (w/m) per grid);
  *              another value is POSENC_ERR_INVALID_ARGUMENT
  *   spans      n_spans records; grids need t, h, w >= 1, h and w multiples

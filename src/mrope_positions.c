@@ -8,6 +8,8 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "checked.h"
+
 /* src/js/mrope.js writes posenc_mrope_span records into wasm memory at these offsets. */
 #if defined(__wasm32__)
 _Static_assert(offsetof(posenc_mrope_span, kind) == 0, "mrope.js layout");
@@ -119,5 +121,8 @@ int posenc_mrope_positions(int32_t *out, size_t out_len, size_t seq, const posen
         return POSENC_ERR_SIZE_OVERFLOW;
     if (out_len < need)
         return POSENC_ERR_BUFFER_TOO_SMALL;
+    /* the spans are read while out is written */
+    if (posenc_overlaps(out, posenc_bytes(need, sizeof *out), spans, posenc_bytes(n_spans, sizeof *spans)))
+        return POSENC_ERR_INVALID_ARGUMENT;
     return walk(out, seq, spans, n_spans, spatial_merge_size, tokens_per_second, &tokens);
 }

@@ -119,10 +119,19 @@ int posenc_rope_axes_cache(float *cos_out, float *sin_out, size_t out_len, size_
         return POSENC_ERR_SIZE_OVERFLOW;
     if (out_len < need)
         return POSENC_ERR_BUFFER_TOO_SMALL;
-    if (floats_overlap(cos_out, sin_out, need))
-        return POSENC_ERR_INVALID_ARGUMENT; /* overlapping outputs */
     if (need == 0)
         return POSENC_OK;
+    /* the outputs are written while positions, sections and inv_freq are still read */
+    size_t out_bytes = posenc_bytes(need, sizeof(float));
+    const void *inputs[3] = { positions, sections, inv_freq };
+    size_t input_bytes[3] = { posenc_bytes(positions_len, sizeof *positions), posenc_bytes(n_axes, sizeof *sections),
+                              posenc_bytes(half, sizeof *inv_freq) };
+    if (posenc_overlaps(cos_out, out_bytes, sin_out, out_bytes))
+        return POSENC_ERR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < 3; i++)
+        if (posenc_overlaps(cos_out, out_bytes, inputs[i], input_bytes[i]) ||
+            posenc_overlaps(sin_out, out_bytes, inputs[i], input_bytes[i]))
+            return POSENC_ERR_INVALID_ARGUMENT;
 
     axes_block b = { .inv_freq = inv_freq, .attention = attention_factor, .precision = precision };
     for (size_t k0 = 0; k0 < half; k0 += TRIG_BLOCK) {
@@ -160,6 +169,12 @@ int posenc_rope_axes_apply(float *x, size_t x_len, size_t batch, size_t seq, siz
         return POSENC_ERR_BUFFER_TOO_SMALL;
     if (need == 0) /* nothing to rotate: no loop over the (maybe huge) batch */
         return POSENC_OK;
+    /* x is rotated row by row while positions, sections and inv_freq are still read */
+    size_t x_bytes = posenc_bytes(need, sizeof *x);
+    if (posenc_overlaps(x, x_bytes, positions, posenc_bytes(positions_len, sizeof *positions)) ||
+        posenc_overlaps(x, x_bytes, sections, posenc_bytes(n_axes, sizeof *sections)) ||
+        posenc_overlaps(x, x_bytes, inv_freq, posenc_bytes(half, sizeof *inv_freq)))
+        return POSENC_ERR_INVALID_ARGUMENT;
 
     int per_batch = positions_len == own_len && batch > 1;
     size_t groups = per_batch ? batch : 1, copies = per_batch ? 1 : batch, stride = positions_len / n_axes;

@@ -49,6 +49,9 @@ int posenc_timestep_embedding(float *out, size_t out_len, const double *timestep
         return POSENC_ERR_BUFFER_TOO_SMALL;
     if (need == 0)
         return POSENC_OK;
+    /* every block of frequencies reads the timesteps again: out must not cover them */
+    if (posenc_overlaps(out, posenc_bytes(need, sizeof *out), timesteps, posenc_bytes(n, sizeof *timesteps)))
+        return POSENC_ERR_INVALID_ARGUMENT;
 
     /* Every angle must be finite: |scale t| w_k is largest at the largest |t|
      * and at an end of k (w_k is monotone in k); rounding is monotone too. */

@@ -205,8 +205,40 @@ static void test_errors(void)
     CHECK(posenc_mrope_positions(out, 0, 0, NULL, 0, 2, 0) == POSENC_OK);
 }
 
+/* Outputs that share memory with an input read after the first write are refused, nothing written. */
+static void test_overlaps(void)
+{
+    union {
+        double d[64];
+        float f[128];
+        int32_t i[128];
+        size_t z[32];
+    } mem;
+    double f[4] = { 1, 0.1, 0.01, 0.001 };
+    int32_t pos[12] = { 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3 };
+    size_t sections[3] = { 2, 1, 1 };
+    posenc_mrope_span spans[1] = { { POSENC_MROPE_TEXT, 4, 0, 0, 0 } };
+    float sin_out[16];
+    /* positions inside cos_out, inv_freq inside x, sections inside x, spans inside out */
+    memcpy(mem.i, pos, sizeof pos);
+    CHECK(posenc_rope_axes_cache(mem.f, sin_out, 16, 4, mem.i, 3, sections, 8, f, 1, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(memcmp(mem.i, pos, sizeof pos) == 0);
+    memcpy(mem.d, f, sizeof f);
+    CHECK(posenc_rope_axes_apply(mem.f, 16, 1, 2, 1, 8, 8, 0, mem.d, 1, pos, 6, 3, sections, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(memcmp(mem.d, f, sizeof f) == 0);
+    memcpy(mem.z, sections, sizeof sections);
+    CHECK(posenc_rope_axes_apply(mem.f, 16, 1, 2, 1, 8, 8, 0, f, 1, pos, 6, 3, mem.z, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    memcpy(mem.d, spans, sizeof spans);
+    CHECK(posenc_mrope_positions(mem.i, 12, 4, (const posenc_mrope_span *)(const void *)mem.d, 1, 2, 0) ==
+          POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(memcmp(mem.d, spans, sizeof spans) == 0);
+    /* only touching: fine */
+    CHECK(posenc_rope_axes_cache(mem.f, mem.f + 16, 16, 4, pos, 3, sections, 8, f, 1, 0) == POSENC_OK);
+}
+
 void test_rope_axes(void)
 {
+    test_overlaps();
     test_cache_formula();
     test_equal_axes_are_plain_rope();
     test_mrope_positions();

@@ -178,8 +178,21 @@ static void test_timestep_overflowing_frequency(void)
     CHECK(e[0] == 42.0f && e[D - 1] == 42.0f);
 }
 
+/* out must not cover the timesteps, which every block of frequencies reads again. */
+static void test_timestep_overlap(void)
+{
+    union {
+        double d[8];
+        float f[16];
+    } mem = { { 1.0, 2.0, 3.0, 4.0 } };
+    CHECK(posenc_timestep_embedding(mem.f + 4, 8, mem.d + 2, 2, 4, 0, 0, 1, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(mem.d[2] == 3.0 && mem.d[3] == 4.0);
+    CHECK(posenc_timestep_embedding(mem.f + 8, 8, mem.d, 2, 4, 0, 0, 1, 0) == POSENC_OK); /* touching only */
+}
+
 void test_vision(void)
 {
+    test_timestep_overlap();
     test_sinusoidal_2d_formula();
     test_sinusoidal_2d_defaults();
     test_sinusoidal_2d_errors();
