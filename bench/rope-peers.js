@@ -85,11 +85,26 @@ function ropeError(input, output) {
   return worst;
 }
 
+/** [seq][heads][headDim] <-> [heads][seq][headDim] (toHeadsFirst false: back). */
+function transposeHeads(x, toHeadsFirst) {
+  const y = new Float32Array(x.length);
+  for (let s = 0; s < SEQ; s++) {
+    for (let h = 0; h < HEADS; h++) {
+      const shd = (s * HEADS + h) * HEAD_DIM;
+      const hsd = (h * SEQ + s) * HEAD_DIM;
+      if (toHeadsFirst) y.set(x.subarray(shd, shd + HEAD_DIM), hsd);
+      else y.set(x.subarray(hsd, hsd + HEAD_DIM), shd);
+    }
+  }
+  return y;
+}
+
 export async function ropeTasks({ posenc, probes, race, printTable }) {
   const n = SEQ * HEADS * HEAD_DIM;
   const input = Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.618) * 2);
   const x = input.slice();
   const wa = posenc.allocate('float32', n);
+  const waHeadsFirst = posenc.allocate('float32', n);
   const probePtr = probes.malloc(n * 4);
   const jsCache = cache();
   const opts = { heads: HEADS, headDim: HEAD_DIM, base: BASE };
@@ -103,6 +118,7 @@ export async function ropeTasks({ posenc, probes, race, printTable }) {
       x.set(new Float32Array(probes.memory.buffer, probePtr, n));
     },
     'posenc zero-copy (WasmArray)': () => posenc.applyRope(wa, opts),
+    "posenc zero-copy, order 'bhsd'": () => posenc.applyRope(waHeadsFirst, { ...opts, order: 'bhsd' }),
     'posenc (JS array, copied in and out)': () => posenc.applyRope(x, opts),
     'cached JS (HF-style cos/sin cache)': () => cachedApply(x, jsCache),
     'naive JS (tutorial)': () => naive(x),
@@ -112,6 +128,11 @@ export async function ropeTasks({ posenc, probes, race, printTable }) {
       wa.array.set(input);
       posenc.applyRope(wa, opts);
       return wa.array;
+    }],
+    ["posenc zero-copy, order 'bhsd'", () => {
+      waHeadsFirst.array.set(transposeHeads(input, true));
+      posenc.applyRope(waHeadsFirst, { ...opts, order: 'bhsd' });
+      return transposeHeads(waHeadsFirst.array, false);
     }],
     ['posenc (JS array, copied in and out)', () => posenc.applyRope(input.slice(), opts)],
     ['cached JS (HF-style cos/sin cache)', () => {
@@ -129,6 +150,9 @@ export async function ropeTasks({ posenc, probes, race, printTable }) {
   printTable(`RoPE in place, [${SEQ}][${HEADS}][${HEAD_DIM}], half layout (x limit: against read + write; error relative to |a| + |b|)`, rows, 'limit: wasm read + write');
   const copies = ms['posenc (JS array, copied in and out)'] / ms['limit: read + write + copies in and out'];
   console.log(`copying path against read + write + the copies: ${copies.toFixed(2)}x`);
+  const headsFirst = ms["posenc zero-copy, order 'bhsd'"] / ms['posenc zero-copy (WasmArray)'];
+  console.log(`order 'bhsd' against 'bshd', zero-copy: ${headsFirst.toFixed(2)}x`);
   wa.free();
+  waHeadsFirst.free();
   probes.free(probePtr);
 }

@@ -11,12 +11,24 @@
  *     [position][dim]; a bias is [head][query][key].
  *   - Positions are integers in [POSENC_POSITION_MIN, POSENC_POSITION_MAX].
  *   - "Zero means default": a base of 0 selects 10000, layout 0 is interleaved.
+ *   - Overlapping buffers: a routine that still reads an input after it has
+ *     written part of an output refuses an output that shares memory with
+ *     that input (or with another output) with POSENC_ERR_INVALID_ARGUMENT,
+ *     and writes nothing; each says which next to its parameters. Buffers
+ *     that only touch, and empty ones, do not overlap. The tables, relative
+ *     positions, slopes, ALiBi biases and bucket matrices take no input
+ *     buffer: nothing to overlap.
  *
  * Accuracy
  *   Every float a routine returns is within 2^-23 of its formula evaluated in
  *   double precision, at every position |p| <= 2^24. Angles p * w are formed in
  *   double (never float32 p times float32 w, which drifts by ~1e-3 at p = 2^20);
  *   sine and cosine are evaluated in double and rounded once to float.
+ *   Tables step an angle-addition recurrence in double between anchors, rows
+ *   computed directly from the angle: the first row of a call (or of a run of
+ *   consecutive RoPE positions) and every position that is a multiple of
+ *   1024. Position 0 is always one, so it is exact whichever way a table
+ *   walks through it: sin 0 = 0 and cos 0 = 1 (times A for RoPE).
  */
 #ifndef POSENC_H
 #define POSENC_H
@@ -354,7 +366,9 @@ typedef struct posenc_rope_scaling {
  * posenc_rope_frequencies: inv_freq[k] = f_k for k < rotary_dim / 2 (the
  * formulas above) and *attention_factor = A.
  *
- *   inv_freq   caller buffer of n >= rotary_dim / 2 doubles
+ *   inv_freq   caller buffer of n >= rotary_dim / 2 doubles; must not overlap
+ *              attention_factor, nor (LONGROPE) short_factor or long_factor
+ *              (read while inv_freq is written): POSENC_ERR_INVALID_ARGUMENT
  *   rotary_dim even, >= 2 (>= 4 for DYNAMIC)
  *   base       finite, > 1; 0 selects 10000 (HF's rope_theta)
  *   s          the scaling, or NULL for POSENC_ROPE_DEFAULT
@@ -401,7 +415,8 @@ typedef enum posenc_rope_precision {
  * duplicated second half (HF's emb = cat(freqs, freqs)).
  *
  *   cos_out, sin_out  caller buffers of out_len >= length * rotary_dim / 2 floats
- *                     each; they must not overlap
+ *                     each; must not overlap each other, inv_freq or
+ *                     positions: POSENC_ERR_INVALID_ARGUMENT
  *   p_r        positions[r] when positions is not NULL (length entries), else
  *              offset + r (offset + length - 1 <= POSENC_POSITION_MAX)
  *   inv_freq   rotary_dim / 2 doubles (from posenc_rope_frequencies),
@@ -437,7 +452,9 @@ typedef enum posenc_rope_layout {
  *   batch alike, e.g. KV-cache decoding), or offset + s (positions NULL,
  *   positions_len 0; offset + seq - 1 <= POSENC_POSITION_MAX).
  *
- *   x          caller buffer of x_len >= batch * seq * heads * head_dim floats
+ *   x          caller buffer of x_len >= batch * seq * heads * head_dim floats;
+ *              must not overlap positions or inv_freq (read while x is
+ *              rotated): POSENC_ERR_INVALID_ARGUMENT
  *   batch, heads >= 1;  head_dim >= rotary_dim;  rotary_dim even, >= 2
  *   layout     a posenc_rope_layout
  *   inv_freq, attention_factor  as posenc_rope_cache
@@ -450,6 +467,39 @@ POSENC_API int posenc_rope_apply(float *x, size_t x_len, size_t batch, size_t se
                                  size_t head_dim, size_t rotary_dim, int layout,
                                  const double *inv_freq, double attention_factor, int32_t offset,
                                  const int32_t *positions, size_t positions_len, int precision);
+
+/*
+ * The order of the axes of x for posenc_rope_apply_ordered. Pictured for
+ * batch 1, seq 2, heads 2 (v_sh: the head_dim floats of row s, head h):
+ *
+ * POSENC_ROPE_ORDER_BSHD (0)  [batch][seq][heads][head_dim]   [v00 v01 | v10 v11]
+ *   a projection's output viewed per head (q_proj(x).view(b, s, h, d)), before
+ *   any transpose: posenc_rope_apply's order.
+ * POSENC_ROPE_ORDER_BHSD (1)  [batch][heads][seq][head_dim]   [v00 v10 | v01 v11]
+ *   what Hugging Face's apply_rotary_pos_emb receives (models/llama/
+ *   modeling_llama.py: q, k after .transpose(1, 2), unsqueeze_dim = 1).
+ */
+typedef enum posenc_rope_order {
+    POSENC_ROPE_ORDER_BSHD = 0,
+    POSENC_ROPE_ORDER_BHSD = 1
+} posenc_rope_order;
+
+/*
+ * posenc_rope_apply_ordered: posenc_rope_apply for x in either order: the
+ * same rotation of the vector x[b][s][h] (BSHD) or x[b][h][s] (BHSD), the
+ * same positions (indexed by batch and row, never by head), the same values
+ * bit for bit. posenc_rope_apply(...) is posenc_rope_apply_ordered with
+ * order POSENC_ROPE_ORDER_BSHD.
+ *
+ *   order      a posenc_rope_order
+ *   others     as posenc_rope_apply
+ */
+POSENC_API int posenc_rope_apply_ordered(float *x, size_t x_len, size_t batch, size_t seq,
+                                         size_t heads, size_t head_dim, int order,
+                                         size_t rotary_dim, int layout, const double *inv_freq,
+                                         double attention_factor, int32_t offset,
+                                         const int32_t *positions, size_t positions_len,
+                                         int precision);
 
 /*
  * posenc_rope_permute_weights: reorders the rows of a q or k projection so that
@@ -466,7 +516,8 @@ POSENC_API int posenc_rope_apply(float *x, size_t x_len, size_t batch, size_t se
  *   w          row-major [heads * head_dim][in_features], w_len >= that many
  *              floats; a bias is the case in_features = 1
  *   out        caller buffer of out_len >= heads * head_dim * in_features
- *              floats; must not overlap w
+ *              floats; must not overlap w (a permutation cannot run in
+ *              place): POSENC_ERR_INVALID_ARGUMENT
  *   heads      the heads of this projection (num_key_value_heads for k under GQA)
  *   from, to   posenc_rope_layout values (from == to copies)
  */
@@ -537,19 +588,21 @@ POSENC_API int posenc_rope_axes_cache(float *cos_out, float *sin_out, size_t out
                                       double attention_factor, int precision);
 
 /*
- * posenc_rope_axes_apply: rotates x [batch][seq][heads][head_dim] in place,
- * pair k of row s by p_a(s) f_k (the rotation of posenc_rope_apply).
+ * posenc_rope_axes_apply: rotates x [batch][seq][heads][head_dim] (order
+ * POSENC_ROPE_ORDER_BSHD) or [batch][heads][seq][head_dim] (BHSD) in place,
+ * pair k of row s by p_a(s) f_k (the rotation of posenc_rope_apply_ordered).
  *
  *   positions      [n_axes][seq] (positions_len = n_axes * seq: every batch
  *                  alike) or [n_axes][batch][seq] (n_axes * batch * seq: HF's
  *                  position_ids [3][batch][seq], padded batches)
  *   n_axes, sections  as posenc_rope_axes_cache
+ *   order          a posenc_rope_order
  *   others         as posenc_rope_apply
  *   x must not overlap positions, sections or inv_freq (read while x is
  *   rotated): POSENC_ERR_INVALID_ARGUMENT
  */
 POSENC_API int posenc_rope_axes_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t heads,
-                                      size_t head_dim, size_t rotary_dim, int layout,
+                                      size_t head_dim, int order, size_t rotary_dim, int layout,
                                       const double *inv_freq, double attention_factor,
                                       const int32_t *positions, size_t positions_len, size_t n_axes,
                                       const size_t *sections, int precision);
@@ -731,6 +784,7 @@ POSENC_API int posenc_t5_buckets(int32_t *out, size_t out_len, size_t query_len,
  *   weights  [b0h0 b0h1 .. b0h(H-1) | b1h0 .. ]   out  [h0: q x k | h1: q x k | ..]
  *
  *   weights  weights_len >= num_buckets * heads floats; must not overlap out
+ *            (gathered while out is written): POSENC_ERR_INVALID_ARGUMENT
  *   heads    >= 1
  *   others   as posenc_t5_buckets
  */

@@ -155,6 +155,9 @@ int posenc_t5_bias(float *out, size_t out_len, const float *weights, size_t weig
         return POSENC_ERR_BUFFER_TOO_SMALL;
     if (need == 0)
         return POSENC_OK;
+    /* weights are gathered while out is written */
+    if (posenc_overlaps(out, posenc_bytes(need, sizeof *out), weights, posenc_bytes(table, sizeof *weights)))
+        return POSENC_ERR_INVALID_ARGUMENT;
 
     /* row 0 and column 0 of every head plane, one bucket per relative position */
     for (size_t c = 0; c < key_len + query_len - 1; c++) {

@@ -40,7 +40,10 @@ static inline int check_out_len(size_t out_len, size_t a, size_t b, size_t *need
  * Whether the byte ranges [a, a + a_bytes) and [b, b + b_bytes) share a byte.
  * Empty ranges and NULL never overlap. Written with the distance between the
  * starts, so no end address is formed and nothing wraps; a saturated size
- * (posenc_bytes) covers the rest of the address space.
+ * (posenc_bytes) covers the rest of the address space. Routines that read an
+ * input after writing an output refuse an output that overlaps it
+ * (POSENC_ERR_INVALID_ARGUMENT): the input would no longer be what the caller
+ * passed, and what was checked.
  */
 static inline int posenc_overlaps(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
 {
@@ -55,13 +58,6 @@ static inline size_t posenc_bytes(size_t n, size_t size)
 {
     size_t bytes;
     return __builtin_mul_overflow(n, size, &bytes) ? SIZE_MAX : bytes;
-}
-
-/* Whether two runs of n floats share memory (compared as addresses). */
-static inline int floats_overlap(const float *a, const float *b, size_t n)
-{
-    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b, bytes = n * sizeof(float);
-    return n > 0 && x < y + bytes && y < x + bytes;
 }
 
 #endif

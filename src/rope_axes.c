@@ -16,7 +16,7 @@
 #include "rope_rotate.h"
 #include "trig.h"
 
-_Static_assert(TRIG_BLOCK <= ROPE_ROTATE_MAX_PAIRS, "rope_rotate_row takes blocks of TRIG_BLOCK pairs");
+_Static_assert(TRIG_BLOCK <= ROPE_ROTATE_MAX_PAIRS, "rope_rotate takes blocks of TRIG_BLOCK pairs");
 
 /* inv_freq, the attention factor and the precision, checked as posenc_rope_cache checks them. */
 static int check_rotation(size_t rotary_dim, const double *inv_freq, double attention_factor, int precision)
@@ -144,7 +144,7 @@ int posenc_rope_axes_cache(float *cos_out, float *sin_out, size_t out_len, size_
 }
 
 int posenc_rope_axes_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t heads,
-                           size_t head_dim, size_t rotary_dim, int layout, const double *inv_freq,
+                           size_t head_dim, int order, size_t rotary_dim, int layout, const double *inv_freq,
                            double attention_factor, const int32_t *positions, size_t positions_len,
                            size_t n_axes, const size_t *sections, int precision)
 {
@@ -153,7 +153,8 @@ int posenc_rope_axes_apply(float *x, size_t x_len, size_t batch, size_t seq, siz
     if (!x || !inv_freq || !sections || (!positions && positions_len))
         return POSENC_ERR_NULL_POINTER;
     if (batch == 0 || heads == 0 || rotary_dim > head_dim ||
-        (layout != POSENC_ROPE_HALF && layout != POSENC_ROPE_INTERLEAVED))
+        (layout != POSENC_ROPE_HALF && layout != POSENC_ROPE_INTERLEAVED) ||
+        (order != POSENC_ROPE_ORDER_BSHD && order != POSENC_ROPE_ORDER_BHSD))
         return POSENC_ERR_INVALID_ARGUMENT;
     if ((status = check_rotation(rotary_dim, inv_freq, attention_factor, precision)) ||
         (status = check_sections(n_axes, sections, half)))
@@ -178,7 +179,11 @@ int posenc_rope_axes_apply(float *x, size_t x_len, size_t batch, size_t seq, siz
 
     int per_batch = positions_len == own_len && batch > 1;
     size_t groups = per_batch ? batch : 1, copies = per_batch ? 1 : batch, stride = positions_len / n_axes;
-    float row_cos[TRIG_BLOCK], row_sin[TRIG_BLOCK];
+    /* a row's coefficients, 2n floats once rope_rotate_spread lays them out for the layout */
+    float row_cos[2 * TRIG_BLOCK], row_sin[2 * TRIG_BLOCK];
+    /* the vectors of one row: every head, head_dim floats apart (BSHD) or seq rows apart (BHSD) */
+    size_t row_step = order == POSENC_ROPE_ORDER_BSHD ? row_len : head_dim;
+    size_t head_step = order == POSENC_ROPE_ORDER_BSHD ? head_dim : seq * head_dim;
     axes_block b = { .inv_freq = inv_freq, .attention = attention_factor, .precision = precision };
     for (size_t k0 = 0; k0 < half; k0 += TRIG_BLOCK) {
         size_t n = half - k0 < TRIG_BLOCK ? half - k0 : TRIG_BLOCK;
@@ -187,9 +192,10 @@ int posenc_rope_axes_apply(float *x, size_t x_len, size_t batch, size_t seq, siz
             block_restart(&b);
             for (size_t r = 0; r < seq; r++) {
                 block_row(&b, positions, stride, g * seq + r, row_cos, row_sin);
+                rope_rotate_spread(layout, n, row_cos, row_sin);
                 for (size_t c = 0; c < copies; c++)
-                    rope_rotate_row(x + ((g + c) * seq + r) * row_len, heads, head_dim, half, k0, n, layout,
-                                    row_cos, row_sin);
+                    rope_rotate(x + (g + c) * seq * row_len + r * row_step, heads, head_step, half, k0, n, layout,
+                                row_cos, row_sin, 0);
             }
         }
     }

@@ -9,6 +9,8 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "checked.h"
+
 #define DEFAULT_BASE 10000.0
 #define TWO_PI (2.0 * 3.14159265358979323846)
 
@@ -237,6 +239,17 @@ int posenc_rope_frequencies(double *inv_freq, size_t n, size_t rotary_dim, doubl
     size_t half = rotary_dim / 2;
     if (n < half)
         return POSENC_ERR_BUFFER_TOO_SMALL;
+    /* the two outputs must be two places; LongRoPE's factors are read while
+     * inv_freq is written */
+    size_t freq_bytes = posenc_bytes(half, sizeof *inv_freq);
+    if (posenc_overlaps(inv_freq, freq_bytes, attention_factor, sizeof *attention_factor))
+        return POSENC_ERR_INVALID_ARGUMENT;
+    if (plan.type == POSENC_ROPE_LONGROPE) {
+        size_t factor_bytes = posenc_bytes(s->factors_len, sizeof *s->short_factor);
+        if (posenc_overlaps(inv_freq, freq_bytes, s->short_factor, factor_bytes) ||
+            posenc_overlaps(inv_freq, freq_bytes, s->long_factor, factor_bytes))
+            return POSENC_ERR_INVALID_ARGUMENT;
+    }
     /* a pass without writing first, so that an unusable value writes nothing */
     for (size_t k = 0; k < half; k++)
         if (!(fabs(frequency(&plan, k)) <= POSENC_ROPE_FREQUENCY_MAX))

@@ -17,7 +17,7 @@ int posenc_rope_permute_weights(float *out, size_t out_len, const float *w, size
         return POSENC_ERR_SIZE_OVERFLOW;
     if (w_len < need || out_len < need)
         return POSENC_ERR_BUFFER_TOO_SMALL;
-    if (floats_overlap(out, w, need))
+    if (posenc_overlaps(out, posenc_bytes(need, sizeof *out), w, posenc_bytes(need, sizeof *w)))
         return POSENC_ERR_INVALID_ARGUMENT; /* a permutation cannot run in place */
 
     size_t half = rotary_dim / 2;

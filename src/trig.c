@@ -138,14 +138,28 @@ static void fill_positions(const trig_target *t, trig_state *st, const double *w
     }
 }
 
+/* Rows from an anchor at position p to the next one: the next multiple of
+ * TRIG_ANCHOR_ROWS in the direction of travel (step +1 or -1). */
+static size_t rows_to_next_anchor(double p, int step)
+{
+    int64_t rem = (int64_t)p % TRIG_ANCHOR_ROWS; /* p is an integer, |p| < 2^32 */
+    if (rem < 0)
+        rem += TRIG_ANCHOR_ROWS;
+    if (step < 0)
+        return rem ? (size_t)rem : TRIG_ANCHOR_ROWS;
+    return (size_t)(TRIG_ANCHOR_ROWS - rem);
+}
+
 static void fill_run(const trig_target *t, trig_state *st, const double *w, const trig_rows *rows)
 {
     int fast_interleaved = t->n_batch == 1 && !t->accumulate && t->amplitude == 1.0 &&
                            t->col_stride == 2 && t->cos_out == t->sin_out + 1;
     int fast_contiguous = t->n_batch == 1 && !t->accumulate && t->col_stride == 1;
-    for (size_t a0 = 0; a0 < rows->count; a0 += TRIG_ANCHOR_ROWS) {
-        anchor(st->s, st->c, w, st->n, rows->first + (double)rows->step * (double)a0);
-        size_t a_end = a0 + TRIG_ANCHOR_ROWS < rows->count ? a0 + TRIG_ANCHOR_ROWS : rows->count;
+    for (size_t a0 = 0, a_end; a0 < rows->count; a0 = a_end) {
+        double p = rows->first + (double)rows->step * (double)a0;
+        anchor(st->s, st->c, w, st->n, p);
+        size_t left = rows->count - a0, next = rows_to_next_anchor(p, rows->step);
+        a_end = a0 + (next < left ? next : left);
         for (size_t r0 = a0; r0 < a_end; r0 += TRIG_TILE_ROWS) {
             size_t nr = a_end - r0 < TRIG_TILE_ROWS ? a_end - r0 : TRIG_TILE_ROWS;
             if (fast_interleaved)
@@ -183,21 +197,24 @@ void trig_stream_start(trig_stream *ts, const double *w, size_t n, double first)
     for (size_t k = 0; k < n; k++)
         ts->w[k] = w[k];
     ts->n = n;
-    ts->first = first;
-    ts->row = 0;
     steps(ts->step_c, ts->step_s, w, n, 1);
+    trig_stream_seek(ts, first);
 }
 
 void trig_stream_seek(trig_stream *ts, double first)
 {
-    ts->first = first;
-    ts->row = 0;
+    ts->position = first;
+    ts->to_anchor = 0;
 }
 
 void trig_stream_row(trig_stream *ts, float *cos_out, float *sin_out, double amplitude)
 {
-    if (ts->row % TRIG_ANCHOR_ROWS == 0)
-        anchor(ts->s, ts->c, ts->w, ts->n, ts->first + (double)ts->row);
+    if (ts->to_anchor == 0) {
+        anchor(ts->s, ts->c, ts->w, ts->n, ts->position);
+        ts->to_anchor = rows_to_next_anchor(ts->position, 1);
+    }
+    ts->to_anchor--;
+    ts->position += 1.0;
     size_t k = 0;
     f64x2 amp = f64x2_splat(amplitude);
     for (; k + 2 <= ts->n; k += 2) {
@@ -213,7 +230,6 @@ void trig_stream_row(trig_stream *ts, float *cos_out, float *sin_out, double amp
         sin_out[k] = (float)(amplitude * ts->s[k]);
         rotate(&ts->s[k], &ts->c[k], ts->step_c[k], ts->step_s[k]);
     }
-    ts->row++;
 }
 
 void trig_point(const double *w, size_t n, double p, float *cos_out, float *sin_out, double amplitude)

@@ -3,11 +3,17 @@
  * Transformer-XL embeddings, RoPE caches): sin and cos of p * w_k for a run of
  * rows p and a set of frequencies w_k, written to strided float addresses.
  *
- * How it stays exact: each run of TRIG_ANCHOR_ROWS rows starts from sin and cos
- * of the double angle p * w (libm, one argument reduction each), then steps by
- * the rotation (cos w, sin w) in double: an angle-addition recurrence whose
- * error grows by a few double ulps per step, ~1e-14 after a run, far below
- * float32's 6e-8. Every value is rounded to float once, at the store.
+ * How it stays exact: rows at anchors take sin and cos of the double angle
+ * p * w directly (libm, one argument reduction each); the rows between step
+ * from the anchor before by the rotation (cos w, sin w) in double: an
+ * angle-addition recurrence whose error grows by a few double ulps per step,
+ * ~1e-14 after TRIG_ANCHOR_ROWS steps, far below float32's 6e-8. Every value
+ * is rounded to float once, at the store.
+ *
+ * The anchors: the first row of a run, and every row whose position is a
+ * multiple of TRIG_ANCHOR_ROWS, position 0 among them, whichever way the run
+ * walks. So position 0 is exactly sin 0 = 0, cos 0 = 1 (a recurrence stepping
+ * to it gives ~1e-16 and 1 - 1e-16).
  */
 #ifndef POSENC_TRIG_H
 #define POSENC_TRIG_H
@@ -47,7 +53,7 @@ void trig_fill(const trig_target *t, trig_freq_fn freq, const void *freq_ctx, si
 
 enum {
     TRIG_BLOCK = 128,       /* frequencies whose recurrence state lives on the stack */
-    TRIG_ANCHOR_ROWS = 1024 /* rows between fresh libm anchors                       */
+    TRIG_ANCHOR_ROWS = 1024 /* anchors at the positions that are multiples of this   */
 };
 
 /*
@@ -57,15 +63,15 @@ enum {
  */
 typedef struct trig_stream {
     double w[TRIG_BLOCK], s[TRIG_BLOCK], c[TRIG_BLOCK], step_c[TRIG_BLOCK], step_s[TRIG_BLOCK];
-    size_t n;     /* frequencies, <= TRIG_BLOCK  */
-    double first; /* position of row 0          */
-    size_t row;   /* rows emitted so far         */
+    size_t n;         /* frequencies, <= TRIG_BLOCK          */
+    double position;  /* position of the next row            */
+    size_t to_anchor; /* rows left before the next anchor     */
 } trig_stream;
 
 /* Starts at position `first` with frequencies w[0..n), n <= TRIG_BLOCK. */
 void trig_stream_start(trig_stream *ts, const double *w, size_t n, double first);
 
-/* Restarts at position `first` (the next row is a fresh anchor), keeping the frequencies. */
+/* Restarts at position `first` (the next row is an anchor), keeping the frequencies. */
 void trig_stream_seek(trig_stream *ts, double first);
 
 /*

@@ -49,6 +49,34 @@ test('every row from 0 to 2^20 for a narrow table (d = 8)', () => {
   expect(err).toBeLessThanOrEqual(ULP1);
 });
 
+// Position 0 is an anchor of the recurrence: computed, not stepped to, so
+// sin 0 and cos 0 print as 0 and 1, not 1.1102e-16 and 1 - 1.1e-16.
+test('position 0 is exactly sin 0 = 0, cos 0 = 1, whichever way a table walks through it', () => {
+  const d = 8;
+  const zeroRow = (t, row, sines) => Array.from(t.subarray(row * d, (row + 1) * d)).map((v, k) => (sines(k) ? v : v - 1));
+  const isZero = (values) => values.every((v) => Object.is(v, 0));
+  const interleavedSine = (k) => k % 2 === 0;
+  const concatenatedSine = (k) => k < d / 2;
+  for (const offset of [-1, -5, -1023, -1025, -3000]) {
+    for (const layout of ['interleaved', 'concatenated', 'tensor2tensor', 'fairseq']) {
+      const t = posenc.sinusoidal({ length: 1 - offset + 3, dModel: d, offset, layout });
+      expect(isZero(zeroRow(t, -offset, layout === 'interleaved' ? interleavedSine : concatenatedSine))).toBe(true);
+    }
+    const x = posenc.addSinusoidal(new Float32Array(2 * (4 - offset) * d), { batch: 2, dModel: d, offset });
+    expect(isZero(zeroRow(x, -offset, interleavedSine))).toBe(true);
+    expect(isZero(zeroRow(x, 4 - offset - offset, interleavedSine))).toBe(true); // the second batch
+  }
+  for (const keyLength of [2, 5, 1025, 3000]) {
+    for (const clampLength of [0, 3]) {
+      const t = posenc.transformerXLEmbedding({ keyLength, dModel: d, clampLength });
+      expect(isZero(zeroRow(t, keyLength - 1, concatenatedSine))).toBe(true);
+    }
+  }
+  const { cos, sin } = posenc.ropeCache({ length: 2000, offset: -1500, rotaryDim: d });
+  expect(isZero(Array.from(sin.subarray(1500 * 4, 1501 * 4)))).toBe(true);
+  expect(Array.from(cos.subarray(1500 * 4, 1501 * 4))).toEqual([1, 1, 1, 1]);
+});
+
 test('the naive float32 recipe sin(f32(p) * f32(w)) fails the same bound at long positions', () => {
   const d = 64;
   const offset = 2 ** 20 - 100;

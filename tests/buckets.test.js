@@ -285,3 +285,28 @@ describe('debertaBuckets', () => {
     expect(posenc.debertaBuckets({ queryLength: 7 }).length).toBe(49);
   });
 });
+
+// keyLength is optional for t5Buckets, t5Bias and debertaBuckets: it defaults to
+// queryLength (a square self-attention matrix), and the documentation says so
+// where users look (the README's API table, the declarations' JSDoc).
+describe('keyLength defaults to queryLength', () => {
+  test('the values: the square matrix', () => {
+    expect(posenc.t5Buckets({ queryLength: 9 })).toEqual(posenc.t5Buckets({ queryLength: 9, keyLength: 9 }));
+    expect(posenc.debertaBuckets({ queryLength: 150 })).toEqual(posenc.debertaBuckets({ queryLength: 150, keyLength: 150 }));
+    const weights = Float32Array.from({ length: 32 * 2 }, (_, i) => i);
+    expect(posenc.t5Bias({ heads: 2, weights, queryLength: 7 })).toEqual(posenc.t5Bias({ heads: 2, weights, queryLength: 7, keyLength: 7 }));
+  });
+
+  test('the documentation: README rows and .d.ts JSDoc', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    for (const fn of ['t5Buckets', 'debertaBuckets']) {
+      const row = readme.split('\n').find((line) => line.startsWith(`| \`${fn}(opts)\``));
+      expect(row).toContain('`keyLength` (= queryLength)');
+    }
+    const dts = readFileSync(new URL('../src/js/posenc.d.ts', import.meta.url), 'utf8');
+    for (const fn of ['t5Buckets', 'debertaBuckets']) {
+      const doc = dts.slice(0, dts.indexOf(`export function ${fn}(`)).split('/**').pop();
+      expect(doc).toContain('keyLength defaults to queryLength');
+    }
+  });
+});

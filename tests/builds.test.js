@@ -34,7 +34,10 @@ function run(e, bytes, call, input) {
 }
 
 function same(bytes, call, input) {
-  expect(run(simd, bytes, call, input)).toEqual(run(base, bytes, call, input));
+  const [a, b] = [run(simd, bytes, call, input), run(base, bytes, call, input)];
+  // toEqual names the first differing byte, but walks large arrays slowly: only on a mismatch
+  if (Buffer.compare(a, b) !== 0) expect(a).toEqual(b);
+  expect(Buffer.compare(a, b)).toBe(0);
 }
 
 test('the SIMD build uses v128 instructions, the baseline none (binaryen wasm-dis, installed with emcc)', () => {
@@ -88,6 +91,17 @@ test('applyRope, both layouts and precisions, partial rotary, odd pair counts', 
   }
 });
 
+test("applyRope order 'bhsd': tiles of rows, partial tiles, two frequency blocks, one row", () => {
+  for (const [batch, seq, heads, headDim, rotary] of [[2, 45, 3, 256, 256], [1, 70, 2, 300, 260], [3, 1, 4, 16, 16]]) {
+    const x = Float32Array.from({ length: batch * seq * heads * headDim }, (_, i) => Math.cos(i * 0.3) * 2);
+    for (const layout of [0, 1]) {
+      for (const precision of [0, 1]) {
+        same(x.byteLength, (e, p) => withFreqs(e, rotary / 2, (f) => e.posenc_rope_apply_ordered(p, x.length, batch, seq, heads, headDim, 1, rotary, layout, f, 1.0, -20, 0, 0, precision)), x);
+      }
+    }
+  }
+});
+
 test('Transformer-XL and ALiBi', () => {
   same(50 * 64 * 4, (e, p) => e.posenc_transformer_xl_embedding(p, 50 * 64, 50, 64, 20));
   same(5 * 9 * 11 * 4, (e, p) => e.posenc_alibi_bias(p, 5 * 9 * 11, 5, 9, 11, 2, 0, 8));
@@ -116,9 +130,52 @@ test('RoPE over three axes (M-RoPE): the cache and the rotation, both layouts an
   const x = Float32Array.from({ length: seq * heads * headDim }, (_, i) => Math.sin(i * 0.3));
   for (const precision of [0, 1]) {
     same(2 * seq * 12 * 4, (e, p) => withAxes(e, (f, pos, sec) => e.posenc_rope_axes_cache(p, p + seq * 12 * 4, seq * 12, seq, pos, 3, sec, 24, f, 1.0, precision)));
-    for (const layout of [0, 1]) {
-      same(x.byteLength, (e, p) => withAxes(e, (f, pos, sec) => e.posenc_rope_axes_apply(p, x.length, 1, seq, heads, headDim, 24, layout, f, 1.0, pos, 3 * seq, 3, sec, precision)), x);
+    for (const [layout, order] of [[0, 0], [1, 0], [0, 1], [1, 1]]) {
+      same(x.byteLength, (e, p) => withAxes(e, (f, pos, sec) => e.posenc_rope_axes_apply(p, x.length, 1, seq, heads, headDim, order, 24, layout, f, 1.0, pos, 3 * seq, 3, sec, precision)), x);
     }
+  }
+});
+
+// Tables that walk through position 0 and past anchors (every multiple of
+// 1024): ascending from negative offsets, descending in Transformer-XL, and
+// RoPE runs of listed positions. Both builds give the same bytes, and position
+// 0 is exactly sin 0 = 0, cos 0 = 1 in each.
+test('through position 0 and the anchors: identical, and exact at 0', () => {
+  const f32 = (bytes) => new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+  for (const layout of [0, 1, 2, 3]) {
+    for (const [L, d, offset] of [[2100, 20, -1050], [40, 7, -5], [1100, 300, -1024]]) {
+      if (layout === 3 && d < 4) continue;
+      for (const e of [simd, base]) {
+        const t = f32(run(e, L * d * 4, (x, p) => x.posenc_sinusoidal(p, L * d, L, d, 0, offset, layout)));
+        const row = t.subarray(-offset * d, (1 - offset) * d);
+        const sines = layout === 0 ? row.filter((_, k) => k % 2 === 0) : row.subarray(0, layout === 1 ? d - (d >> 1) : d >> 1);
+        const cosines = layout === 0 ? row.filter((_, k) => k % 2 === 1) : row.subarray(layout === 1 ? d - (d >> 1) : d >> 1, 2 * (d >> 1) + (layout === 1 ? d % 2 : 0));
+        expect(sines.every((v) => Object.is(v, 0))).toBe(true);
+        expect(cosines.every((v) => v === 1)).toBe(true);
+      }
+      same(L * d * 4, (e, p) => e.posenc_sinusoidal(p, L * d, L, d, 0, offset, layout));
+    }
+  }
+  for (const [L, clamp] of [[2100, 0], [3000, 1500], [5, 0]]) {
+    same(L * 8 * 4, (e, p) => e.posenc_transformer_xl_embedding(p, L * 8, L, 8, clamp));
+    for (const e of [simd, base]) {
+      const last = f32(run(e, L * 8 * 4, (x, p) => x.posenc_transformer_xl_embedding(p, L * 8, L, 8, clamp))).subarray(-8);
+      expect(Array.from(last)).toEqual([0, 0, 0, 0, 1, 1, 1, 1]);
+    }
+  }
+  const L = 2200;
+  const half = 2;
+  const positions = Int32Array.from({ length: L }, (_, r) => (r < 7 ? r - 3 : r - 1100));
+  for (const precision of [0, 1]) {
+    same(2 * L * half * 4, (e, p) => withFreqs(e, half, (f) => e.posenc_rope_cache(p, p + L * half * 4, L * half, L, -1500, 0, 2 * half, f, 1.25, precision)));
+    same(2 * L * half * 4 + L * 4, (e, p) => {
+      new Int32Array(e.memory.buffer, p + 2 * L * half * 4, L).set(positions);
+      return withFreqs(e, half, (f) => e.posenc_rope_cache(p, p + L * half * 4, L * half, L, 0, p + 2 * L * half * 4, 2 * half, f, 1.0, precision));
+    });
+  }
+  const x = Float32Array.from({ length: 1300 * 8 }, (_, i) => Math.sin(i) * 2);
+  for (const layout of [0, 1]) {
+    same(x.byteLength, (e, p) => withFreqs(e, 4, (f) => e.posenc_rope_apply(p, x.length, 1, 1300, 1, 8, 8, layout, f, 1.0, -1100, 0, 0, 0)), x);
   }
 });
 

@@ -269,6 +269,7 @@ const TABLE = [
       '#x': inPlace('float32', 16), heads: int(1, I32).concat(rangeErrors([5])), headDim: int(1, I32).concat(rangeErrors([7])),
       rotaryDim: int(2, I32 - 1).concat(rangeErrors([5, 10, 0])), layout: oneOf(['half', 'interleaved']), base: num({ above: 1 }),
       offset: int(I32_MIN, I32).concat(rangeErrors([I32 - 1])), batch: int(1, I32).concat(rangeErrors([2, 4])),
+      order: oneOf(['bshd', 'bhsd']).concat(rangeErrors(['bsd', 'sbd', 'bshd '])),
       precision: oneOf(['float64', 'float32']), scaling: object({ nullOk: true }), 'scaling.type': scalingType,
       mropeSection: mropeSection(), rope2d: oneOf(['pixtral', 'axial']), grid: patchGrid(),
       'grid.height': int(0, I32), 'grid.width': int(0, I32),

@@ -67,13 +67,13 @@ describe('M-RoPE: apply_multimodal_rotary_pos_emb', () => {
   });
 
   test.each([
-    ['half', 'float64'], ['interleaved', 'float64'], ['half', 'float32'], ['interleaved', 'float32'],
-  ])('all three axes equal is plain RoPE bit for bit (%s, %s), caches and rotations, shared and per-batch positions', (layout, precision) => {
+    ['half', 'float64', 'bshd'], ['interleaved', 'float64', 'bhsd'], ['half', 'float32', 'bhsd'], ['interleaved', 'float32', 'bshd'],
+  ])('all three axes equal is plain RoPE bit for bit (%s, %s, %s), caches and rotations, shared and per-batch positions', (layout, precision, order) => {
     const [heads, headDim, seq2, batch] = [3, 24, 1100, 2]; // past a recurrence anchor
     const plain = Int32Array.from({ length: batch * seq2 }, (_, i) => (i % 7 === 3 ? 5 * i : i) - 40);
     const three = Int32Array.from([...plain, ...plain, ...plain]);
     const x = values(batch * seq2 * heads * headDim, 1);
-    const rope = { heads, headDim, layout, precision, batch, base: 500000 };
+    const rope = { heads, headDim, layout, precision, batch, base: 500000, order };
     const a = posenc.applyRope(x.slice(), { ...rope, positions: plain });
     const b = posenc.applyRope(x.slice(), { ...rope, positions: three, mropeSection: [4, 4, 4] });
     expect(same(a, b)).toBe(true);

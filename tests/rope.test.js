@@ -123,6 +123,69 @@ describe('applyRope against the reference', () => {
   });
 });
 
+// [batch][seq][heads][headDim] <-> [batch][heads][seq][headDim]: the vector of (b, s, h) moves whole.
+function toBhsd(x, batch, heads, headDim) {
+  const seq = x.length / (batch * heads * headDim);
+  const out = new Float32Array(x.length);
+  for (let b = 0; b < batch; b++) {
+    for (let s = 0; s < seq; s++) {
+      for (let h = 0; h < heads; h++) {
+        const from = ((b * seq + s) * heads + h) * headDim;
+        out.set(x.subarray(from, from + headDim), ((b * heads + h) * seq + s) * headDim);
+      }
+    }
+  }
+  return out;
+}
+
+describe("applyRope order 'bhsd' ([batch][heads][seq][headDim], HF apply_rotary_pos_emb's q and k)", () => {
+  test('the reference cases, permuted', () => {
+    const { shape, x, cases } = ref.applyRope;
+    for (const c of cases) {
+      const input = toBhsd(Float32Array.from(x.flat(3)), shape.batch, shape.heads, c.headDim);
+      const bhsd = posenc.applyRope(Float32Array.from(input), {
+        heads: shape.heads, headDim: c.headDim, rotaryDim: c.rotaryDim, layout: c.layout, base: c.base,
+        offset: c.offset, batch: shape.batch, order: 'bhsd',
+      });
+      const bshd = posenc.applyRope(Float32Array.from(x.flat(3)), {
+        heads: shape.heads, headDim: c.headDim, rotaryDim: c.rotaryDim, layout: c.layout, base: c.base,
+        offset: c.offset, batch: shape.batch,
+      });
+      const want = toBhsd(Float32Array.from(c.out.flat(3)), shape.batch, shape.heads, c.headDim);
+      const scale = Math.max(...input.map(Math.abs));
+      expect(Math.max(...bhsd.map((v, i) => Math.abs(v - want[i])))).toBeLessThanOrEqual(2 * EPS22 * scale);
+      expect(bhsd).toEqual(toBhsd(bshd, shape.batch, shape.heads, c.headDim));
+    }
+  });
+
+  test.each(['half', 'interleaved'])("%s: equals 'bshd' on the permuted copy, bit for bit, for every kind of positions", (layout) => {
+    const [batch, seq, heads, headDim] = [3, 41, 4, 12];
+    const x = Float32Array.from({ length: batch * seq * heads * headDim }, (_, i) => Math.sin(i * 0.37) * 2);
+    const perRow = Int32Array.from({ length: seq }, (_, s) => (s * 7) % 23 - 4);
+    const perBatch = Int32Array.from({ length: batch * seq }, (_, i) => (i * 11) % 53 + 1000);
+    for (const precision of ['float64', 'float32']) {
+      for (const where of [{ offset: -9 }, { positions: perRow }, { positions: perBatch }]) {
+        const options = { heads, headDim, rotaryDim: 8, layout, batch, precision, scaling: { type: 'linear', factor: 2 }, ...where };
+        const bshd = posenc.applyRope(Float32Array.from(x), options);
+        const bhsd = posenc.applyRope(toBhsd(x, batch, heads, headDim), { ...options, order: 'bhsd' });
+        expect(bhsd).toEqual(toBhsd(bshd, batch, heads, headDim));
+      }
+    }
+  });
+
+  test("in place in a WasmArray; order 'bshd' is the default", () => {
+    const [batch, seq, heads, headDim] = [2, 5, 3, 4];
+    const x = Float32Array.from({ length: batch * seq * heads * headDim }, (_, i) => i / 7);
+    const wa = posenc.allocate('float32', x.length);
+    wa.array.set(toBhsd(x, batch, heads, headDim));
+    expect(posenc.applyRope(wa, { heads, headDim, batch, order: 'bhsd', offset: 3 })).toBe(wa);
+    const bshd = posenc.applyRope(Float32Array.from(x), { heads, headDim, batch, offset: 3 });
+    expect(wa.array).toEqual(toBhsd(bshd, batch, heads, headDim));
+    expect(posenc.applyRope(Float32Array.from(x), { heads, headDim, batch, offset: 3, order: 'bshd' })).toEqual(bshd);
+    wa.free();
+  });
+});
+
 describe('ropeFromConfig: Hugging Face config.json objects', () => {
   test.each(ref.rotaryDimFromPartialFactor.map((c) => [`${c.headDim} x ${c.partialRotaryFactor}`, c]))(
     'rotary dim int(head_dim * partial_rotary_factor): %s',

@@ -50,6 +50,7 @@ const t5BucketsSpec = { ...t5Options, out: typedArray('int32', { optional: true 
  * key - query = j - (queryOffset + r). Query r sits at queryOffset + r
  * (decoding with a cache of queryOffset keys), key j at j. Every bucket is in
  * [0, numBuckets). bidirectional: an even numBuckets, half per direction.
+ * keyLength defaults to queryLength.
  * @returns {Int32Array} `out` when given (filled), else a new array
  */
 export function t5Buckets(options) {
@@ -89,6 +90,7 @@ function wasmRange(fn, a) {
  * Float32Array [heads][queryLength][keyLength]: out[h][r][j] =
  * weights[bucket(r, j)][h], with the buckets of t5Buckets and `weights` the
  * row-major [numBuckets][heads] table (nn.Embedding(num_buckets, n_heads).weight).
+ * keyLength defaults to queryLength.
  * @returns {Float32Array} `out` when given (filled), else a new array
  */
 export function t5Bias(options) {
@@ -159,6 +161,7 @@ function debertaValue(rel, mid, logRatio) {
  * out[q][k] is the bucket of query - key = q - k (the opposite sign of T5's
  * key - query). |q - k| < bucketSize / 2 stays as is, longer distances are
  * log-compressed; not clamped (Hugging Face clamps when it indexes).
+ * keyLength defaults to queryLength.
  * @returns {Int32Array} `out` when given (filled), else a new array
  */
 export function debertaBuckets(options) {

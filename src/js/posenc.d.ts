@@ -315,9 +315,14 @@ export interface ApplyRopeOptions extends RopeAxesOptions {
   mropeSection?: readonly [number, number, number];
   /** default 1; seq = x.length / (batch * heads * headDim) */
   batch?: number;
+  /**
+   * the axes of x: 'bshd' (default) [batch][seq][heads][headDim], a projection viewed per head;
+   * 'bhsd' [batch][heads][seq][headDim], what Hugging Face's apply_rotary_pos_emb receives
+   */
+  order?: 'bshd' | 'bhsd';
   precision?: RopePrecision;
 }
-/** Rotates x, [batch][seq][heads][headDim], in place and returns it. */
+/** Rotates x, [batch][seq][heads][headDim] or (order 'bhsd') [batch][heads][seq][headDim], in place and returns it. */
 export function applyRope<X extends Float32Target>(x: X, options: ApplyRopeOptions): X;
 
 export interface RopePermuteOptions<Out extends Float32Target = Float32Array> {
@@ -382,7 +387,7 @@ export interface T5BucketsOptions<Out extends Int32Target = Int32Array> extends 
   /** queryLength * keyLength elements */
   out?: Out;
 }
-/** T5's buckets of key - query, Int32Array [queryLength][keyLength], each in [0, numBuckets). */
+/** T5's buckets of key - query, Int32Array [queryLength][keyLength], each in [0, numBuckets); keyLength defaults to queryLength. */
 export function t5Buckets(options: T5BucketsOptions<Int32Array>): Int32Array;
 export function t5Buckets<Out extends Int32Target>(options: T5BucketsOptions<Out> & { out: Out }): Out;
 
@@ -394,7 +399,7 @@ export interface T5BiasOptions<Out extends Float32Target = Float32Array> extends
   /** heads * queryLength * keyLength elements; must not overlap weights */
   out?: Out;
 }
-/** T5's relative bias [heads][queryLength][keyLength] = weights[bucket][head]. */
+/** T5's relative bias [heads][queryLength][keyLength] = weights[bucket][head]; keyLength defaults to queryLength. */
 export function t5Bias(options: T5BiasOptions<Float32Array>): Float32Array;
 export function t5Bias<Out extends Float32Target>(options: T5BiasOptions<Out> & { out: Out }): Out;
 
@@ -409,7 +414,7 @@ export interface DebertaBucketsOptions<Out extends Int32Target = Int32Array> {
   /** queryLength * keyLength elements */
   out?: Out;
 }
-/** DeBERTa-v2's log buckets of query - key (T5's opposite sign), Int32Array [queryLength][keyLength]. */
+/** DeBERTa-v2's log buckets of query - key (T5's opposite sign), Int32Array [queryLength][keyLength]; keyLength defaults to queryLength. */
 export function debertaBuckets(options: DebertaBucketsOptions<Int32Array>): Int32Array;
 export function debertaBuckets<Out extends Int32Target>(options: DebertaBucketsOptions<Out> & { out: Out }): Out;
 

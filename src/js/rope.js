@@ -11,6 +11,8 @@ import {
 export const ROPE_TYPES = ['default', 'linear', 'dynamic', 'yarn', 'llama3', 'longrope'];
 /** Pair layouts, in the order of the C enum posenc_rope_layout. */
 export const ROPE_LAYOUTS = ['half', 'interleaved'];
+/** Axis orders of applyRope's x, in the order of the C enum posenc_rope_order. */
+const ORDERS = ['bshd', 'bhsd'];
 const PRECISIONS = ['float64', 'float32'];
 
 // ------------------------------------------------------------------ checkers
@@ -479,6 +481,7 @@ const applySpec = {
   positions: typedArray('int32', { optional: true }),
   scaling: frequencySpec.scaling,
   batch: integer(1, INT32_MAX, { default: 1 }),
+  order: oneOf(ORDERS, { default: 'bshd' }),
   precision: oneOf(PRECISIONS, { default: 'float64' }),
   mropeSection: sectionList({ optional: true }),
   rope2d: oneOf(ROPE_2D, { optional: true }),
@@ -487,7 +490,10 @@ const applySpec = {
 
 /**
  * Rotates queries or keys in place, x laid out [batch][seq][heads][headDim]
- * (seq = x.length / (batch * heads * headDim)). layout 'half' pairs features
+ * (order 'bshd', the default: a projection viewed per head) or
+ * [batch][heads][seq][headDim] (order 'bhsd': what Hugging Face's
+ * apply_rotary_pos_emb receives, after the transpose), with
+ * seq = x.length / (batch * heads * headDim). layout 'half' pairs features
  * (k, k + rotaryDim/2) (GPT-NeoX, LLaMA, Hugging Face rotate_half);
  * 'interleaved' pairs (2k, 2k + 1) (GPT-J, RoFormer, Meta's reference).
  * Features >= rotaryDim (default headDim) are untouched. Positions: offset + s,
@@ -541,16 +547,16 @@ export function applyRope(x, options) {
   ];
   if (positions) buffers.push({ array: positions, type: 'int32', length: positionsLength, copyIn: true, address: positionsAddress });
   if (axes) buffers.push({ array: axes.sections, type: 'int32', length: nAxes, copyIn: true });
-  const [layout, precision] = [ROPE_LAYOUTS.indexOf(o.layout), PRECISIONS.indexOf(o.precision)];
+  const [order, layout, precision] = [ORDERS.indexOf(o.order), ROPE_LAYOUTS.indexOf(o.layout), PRECISIONS.indexOf(o.precision)];
   heapCall(fn, buffers, (pX, pFreq, pPositions = 0, pSections = 0) =>
     axes
       ? exports.posenc_rope_axes_apply(
-        pX, xLength, o.batch, seq, o.heads, o.headDim, rotaryDim, layout, pFreq, scaled.attentionFactor, pPositions, positionsLength,
-        nAxes, pSections, precision,
+        pX, xLength, o.batch, seq, o.heads, o.headDim, order, rotaryDim, layout, pFreq, scaled.attentionFactor, pPositions,
+        positionsLength, nAxes, pSections, precision,
       )
-      : exports.posenc_rope_apply(
-        pX, xLength, o.batch, seq, o.heads, o.headDim, rotaryDim, layout, pFreq, scaled.attentionFactor, offset, pPositions,
-        positionsLength, precision,
+      : exports.posenc_rope_apply_ordered(
+        pX, xLength, o.batch, seq, o.heads, o.headDim, order, rotaryDim, layout, pFreq, scaled.attentionFactor, offset,
+        pPositions, positionsLength, precision,
       ),
   );
   return x;

@@ -14,6 +14,8 @@ void test_rope_axes(void);
 void test_biases(void);
 void test_encoder(void);
 void test_hardening(void);
+void test_aliasing(void);
+void test_anchors(void);
 
 int main(void)
 {
@@ -26,6 +28,8 @@ int main(void)
     test_biases();
     test_encoder();
     test_hardening();
+    test_aliasing();
+    test_anchors();
     printf("c: %d passed, %d failed\n", check_passed, check_failed);
     return check_failed ? 1 : 0;
 }

@@ -389,6 +389,81 @@ static void test_apply_positions_runs(void)
     CHECKF(worst <= 1.0 / 8388608.0, "cache error %g", worst);
 }
 
+/* x [b][s][h] -> [b][h][s] (to_bhsd) or back: the head vectors move whole. */
+static void permute_heads(float *dst, const float *src, size_t B, size_t S, size_t H, size_t D, int to_bhsd)
+{
+    for (size_t b = 0; b < B; b++)
+        for (size_t r = 0; r < S; r++)
+            for (size_t h = 0; h < H; h++) {
+                size_t bshd = ((b * S + r) * H + h) * D, bhsd = ((b * H + h) * S + r) * D;
+                memcpy(dst + (to_bhsd ? bhsd : bshd), src + (to_bhsd ? bshd : bhsd), D * sizeof(float));
+            }
+}
+
+/* BHSD: x[b][h][s] rotated equals BSHD's x[b][s][h], bit for bit, for every
+ * layout, precision and kind of positions (offset, per row, per batch and
+ * row); shapes with one tile of rows, several tiles and a partial one, more
+ * than one block of frequencies, and a single row (decoding). */
+static void test_apply_bhsd_is_a_permutation(void)
+{
+    static const size_t shapes[][5] = { /* B, S, H, D, R */
+        { 2, 37, 3, 10, 8 }, { 1, 70, 2, 300, 260 }, { 2, 45, 3, 256, 256 }, { 3, 1, 4, 16, 16 },
+    };
+    for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++) {
+        size_t B = shapes[si][0], S = shapes[si][1], H = shapes[si][2], D = shapes[si][3], R = shapes[si][4];
+        size_t N = B * S * H * D;
+        float *bshd = malloc(N * sizeof *bshd), *bhsd = malloc(N * sizeof *bhsd), *want = malloc(N * sizeof *want);
+        double *f = malloc(R / 2 * sizeof *f);
+        int32_t *pos = malloc(B * S * sizeof *pos);
+        if (!bshd || !bhsd || !want || !f || !pos) {
+            CHECK(!"allocation");
+            free(bshd), free(bhsd), free(want), free(f), free(pos);
+            return;
+        }
+        for (size_t k = 0; k < R / 2; k++)
+            f[k] = theta(10000, k, R);
+        for (size_t i = 0; i < B * S; i++)
+            pos[i] = (int32_t)((i * 13) % 29) - 6;
+        const size_t positions_len[] = { 0, S, B * S };
+        for (int layout = 0; layout < 2; layout++)
+            for (int precision = 0; precision < 2; precision++)
+                for (size_t pi = 0; pi < 3; pi++) {
+                    const int32_t *p = positions_len[pi] ? pos : NULL;
+                    for (size_t i = 0; i < N; i++)
+                        bshd[i] = rnd();
+                    permute_heads(bhsd, bshd, B, S, H, D, 1); /* the permuted copy */
+                    int st = posenc_rope_apply(bshd, N, B, S, H, D, R, layout, f, 1.25, -3, p, positions_len[pi],
+                                               precision);
+                    int st2 = posenc_rope_apply_ordered(bhsd, N, B, S, H, D, POSENC_ROPE_ORDER_BHSD, R, layout, f,
+                                                        1.25, -3, p, positions_len[pi], precision);
+                    permute_heads(want, bshd, B, S, H, D, 1);
+                    CHECKF(st == 0 && st2 == 0 && memcmp(bhsd, want, N * sizeof *want) == 0,
+                           "shape %zu layout %d precision %d positions %zu", si, layout, precision, positions_len[pi]);
+                }
+        free(bshd), free(bhsd), free(want), free(f), free(pos);
+    }
+
+    enum { B = 2, S = 5, H = 3, D = 8, N = B * S * H * D };
+    float x[N], y[N];
+    double f[D / 2];
+    for (size_t k = 0; k < D / 2; k++)
+        f[k] = theta(10000, k, D);
+    /* BSHD through the ordered entry is posenc_rope_apply */
+    for (size_t i = 0; i < N; i++)
+        x[i] = y[i] = rnd();
+    CHECK(posenc_rope_apply(x, N, B, S, H, D, D, 0, f, 1.0, 5, NULL, 0, 0) == 0);
+    CHECK(posenc_rope_apply_ordered(y, N, B, S, H, D, POSENC_ROPE_ORDER_BSHD, D, 0, f, 1.0, 5, NULL, 0, 0) == 0);
+    CHECK(memcmp(x, y, sizeof y) == 0);
+    /* errors: an unknown order, and the checks of posenc_rope_apply; nothing written */
+    CHECK(posenc_rope_apply_ordered(x, N, B, S, H, D, 2, D, 0, f, 1.0, 0, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(posenc_rope_apply_ordered(x, N, B, S, H, D, -1, D, 0, f, 1.0, 0, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(posenc_rope_apply_ordered(x, N - 1, B, S, H, D, 1, D, 0, f, 1.0, 0, NULL, 0, 0) == POSENC_ERR_BUFFER_TOO_SMALL);
+    CHECK(posenc_rope_apply_ordered(x, N, B, S, H, D, 1, D, 0, f, 1.0, 0, (const int32_t *)(const void *)(x + 8), S,
+                                    0) == POSENC_ERR_INVALID_ARGUMENT); /* positions inside x */
+    CHECK(posenc_rope_apply_ordered(NULL, N, B, S, H, D, 1, D, 0, f, 1.0, 0, NULL, 0, 0) == POSENC_ERR_NULL_POINTER);
+    CHECK(memcmp(x, y, sizeof y) == 0);
+}
+
 static void test_apply_errors(void)
 {
     float x[96];
@@ -478,5 +553,6 @@ void test_rope(void)
     test_apply_matches_cache();
     test_apply_positions_runs();
     test_apply_errors();
+    test_apply_bhsd_is_a_permutation();
     test_permute();
 }

@@ -67,15 +67,17 @@ static void test_equal_axes_are_plain_rope(void)
     for (int a = 0; a < 3; a++)
         memcpy(three + a * BATCH * SEQ, plain, sizeof plain);
     for (int precision = 0; precision < 2; precision++)
-        for (int layout = 0; layout < 2; layout++) {
-            for (int i = 0; i < N; i++)
-                x[i] = y[i] = sinf((float)i * 0.37f);
-            int a = posenc_rope_apply(x, N, BATCH, SEQ, HEADS, D, D, layout, f, 1.0, 0, plain, BATCH * SEQ, precision);
-            int b = posenc_rope_axes_apply(y, N, BATCH, SEQ, HEADS, D, D, layout, f, 1.0, three, 3 * BATCH * SEQ, 3,
-                                           sections, precision);
-            CHECKF(a == POSENC_OK && b == POSENC_OK && same_floats(x, y, N), "apply precision %d layout %d", precision,
-                   layout);
-        }
+        for (int layout = 0; layout < 2; layout++)
+            for (int order = 0; order < 2; order++) {
+                for (int i = 0; i < N; i++)
+                    x[i] = y[i] = sinf((float)i * 0.37f);
+                int a = posenc_rope_apply_ordered(x, N, BATCH, SEQ, HEADS, D, order, D, layout, f, 1.0, 0, plain,
+                                                  BATCH * SEQ, precision);
+                int b = posenc_rope_axes_apply(y, N, BATCH, SEQ, HEADS, D, order, D, layout, f, 1.0, three,
+                                               3 * BATCH * SEQ, 3, sections, precision);
+                CHECKF(a == POSENC_OK && b == POSENC_OK && same_floats(x, y, N), "apply precision %d layout %d order %d",
+                       precision, layout, order);
+            }
     for (int a = 0; a < 2; a++) /* [2][seq] from the same positions */
         memcpy(three + a * SEQ, plain, SEQ * sizeof *plain);
     int st1 = posenc_rope_cache(c1, s1, SEQ * HALF, SEQ, 0, plain, D, f, 1.25, 0);
@@ -177,11 +179,12 @@ static void test_errors(void)
     CHECK(posenc_rope_axes_cache(c, c + 1, 15, 4, pos, 3, sections, 8, f, 1, 0) == POSENC_ERR_BUFFER_TOO_SMALL);
     CHECK(posenc_rope_axes_cache(c, c + 4, 12, 3, pos, 3, sections, 8, f, 1, 0) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(posenc_rope_axes_cache(c, s, 16, SIZE_MAX / 2, pos, 3, sections, 8, f, 1, 0) == POSENC_ERR_SIZE_OVERFLOW);
-    CHECK(posenc_rope_axes_apply(x, 32, 1, 2, 2, 8, 8, 0, f, 1, pos, 5, 3, sections, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_axes_apply(x, 32, 1, 2, 2, 8, 8, 2, f, 1, pos, 6, 3, sections, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_axes_apply(x, 32, 1, 2, 2, 6, 8, 0, f, 1, pos, 6, 3, sections, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_axes_apply(x, 31, 1, 2, 2, 8, 8, 0, f, 1, pos, 6, 3, sections, 0) == POSENC_ERR_BUFFER_TOO_SMALL);
-    CHECK(posenc_rope_axes_apply(x, 32, 1, 2, 2, 8, 8, 0, f, 1, NULL, 6, 3, sections, 0) == POSENC_ERR_NULL_POINTER);
+    CHECK(posenc_rope_axes_apply(x, 32, 1, 2, 2, 8, 0, 8, 0, f, 1, pos, 5, 3, sections, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(posenc_rope_axes_apply(x, 32, 1, 2, 2, 8, 0, 8, 2, f, 1, pos, 6, 3, sections, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(posenc_rope_axes_apply(x, 32, 1, 2, 2, 8, 2, 8, 0, f, 1, pos, 6, 3, sections, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(posenc_rope_axes_apply(x, 32, 1, 2, 2, 6, 0, 8, 0, f, 1, pos, 6, 3, sections, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(posenc_rope_axes_apply(x, 31, 1, 2, 2, 8, 0, 8, 0, f, 1, pos, 6, 3, sections, 0) == POSENC_ERR_BUFFER_TOO_SMALL);
+    CHECK(posenc_rope_axes_apply(x, 32, 1, 2, 2, 8, 0, 8, 0, f, 1, NULL, 6, 3, sections, 0) == POSENC_ERR_NULL_POINTER);
     CHECK(posenc_mrope_positions(out, 12, 4, &odd, 1, 2, 0) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(posenc_mrope_positions(out, 12, 5, &text, 1, 2, 0) == POSENC_ERR_INVALID_ARGUMENT); /* seq is 4 */
     CHECK(posenc_mrope_positions(out, 11, 4, &text, 1, 2, 0) == POSENC_ERR_BUFFER_TOO_SMALL);
@@ -224,10 +227,10 @@ static void test_overlaps(void)
     CHECK(posenc_rope_axes_cache(mem.f, sin_out, 16, 4, mem.i, 3, sections, 8, f, 1, 0) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(memcmp(mem.i, pos, sizeof pos) == 0);
     memcpy(mem.d, f, sizeof f);
-    CHECK(posenc_rope_axes_apply(mem.f, 16, 1, 2, 1, 8, 8, 0, mem.d, 1, pos, 6, 3, sections, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(posenc_rope_axes_apply(mem.f, 16, 1, 2, 1, 8, 0, 8, 0, mem.d, 1, pos, 6, 3, sections, 0) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(memcmp(mem.d, f, sizeof f) == 0);
     memcpy(mem.z, sections, sizeof sections);
-    CHECK(posenc_rope_axes_apply(mem.f, 16, 1, 2, 1, 8, 8, 0, f, 1, pos, 6, 3, mem.z, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(posenc_rope_axes_apply(mem.f, 16, 1, 2, 1, 8, 0, 8, 0, f, 1, pos, 6, 3, mem.z, 0) == POSENC_ERR_INVALID_ARGUMENT);
     memcpy(mem.d, spans, sizeof spans);
     CHECK(posenc_mrope_positions(mem.i, 12, 4, (const posenc_mrope_span *)(const void *)mem.d, 1, 2, 0) ==
           POSENC_ERR_INVALID_ARGUMENT);

@@ -272,7 +272,7 @@ void *fuzz_alias(fuzz_in *in, fuzz_buf *host, void *src, size_t n, size_t elem, 
     size_t room = host->alloc * host->elem, bytes = n * elem;
     if (take_u8(in) % 8 != 0 || !src || n == 0 || n > room / elem)
         return src;
-    unsigned char *copy = host->p + (room - bytes);
+    unsigned char *copy = host->p + (room - bytes) / elem * elem; /* malloc aligns host->p */
     memcpy(copy, src, bytes);
     buf_snapshot(host);
     *aliased = 1;

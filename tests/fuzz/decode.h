@@ -103,7 +103,8 @@ _Noreturn void fuzz_fail(const char *file, int line, const char *what);
 
 /*
  * An overlap case, about one call in eight: copies the n elements (elem bytes
- * each) at src to the end of `host`, a buffer the routine writes, snapshots
+ * each) at src to the end of `host` (aligned to elem: host may hold another
+ * type), a buffer the routine writes, snapshots
  * host and sets *aliased; returns the copy, which the caller passes instead of
  * src. The routine reads src after writing host, so it must refuse the call
  * (POSENC_ERR_INVALID_ARGUMENT, or an earlier error) and leave host as it was.

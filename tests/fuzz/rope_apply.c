@@ -1,7 +1,8 @@
-/* Fuzz target: posenc_rope_apply, positions by offset, per row or per batch
- * and row. On success the features >= rotary_dim of every head are untouched,
- * the values finite and each head's norm scaled by at most max(A, 1); on
- * error x is unchanged. */
+/* Fuzz target: posenc_rope_apply and posenc_rope_apply_ordered (either axis
+ * order), positions by offset, per row or per batch and row, positions or
+ * inv_freq that may lie inside x. On success the features >= rotary_dim of
+ * every head are untouched, the values finite and each head's norm scaled by
+ * at most max(A, 1); on error x is unchanged. */
 #include <math.h>
 
 #include "decode.h"
@@ -45,14 +46,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int must_fail = fuzz_plan(&x_len, need, need_ok) || must_fail_positions;
     fuzz_buf x;
     buf_new_values(&x, x_len, must_fail ? FUZZ_CAP : need, &in);
+    /* positions or inv_freq inside x, read while x is rotated: refused */
+    int overlap = 0;
+    const int32_t *pos = listed ? fuzz_alias(&in, &x, positions.p, positions.alloc, sizeof(int32_t), &overlap) : NULL;
+    const double *inv_freq = fuzz_alias(&in, &x, f, half, sizeof(double), &overlap);
 
-    int status = posenc_rope_apply(null == 0 ? NULL : (float *)(void *)x.p, x_len, batch, seq, heads, head_dim,
-                                   rotary_dim, layout, null == 1 ? NULL : f, attention, offset,
-                                   listed ? (const int32_t *)(void *)positions.p : NULL, positions_len,
-                                   precision);
+    /* posenc_rope_apply, or posenc_rope_apply_ordered with any order */
+    int ordered = take_u8(&in) % 2, order = take_enum(&in, 2);
+    float *xp = null == 0 ? NULL : (float *)(void *)x.p;
+    const double *fp = null == 1 ? NULL : inv_freq;
+    int status = ordered ? posenc_rope_apply_ordered(xp, x_len, batch, seq, heads, head_dim, order, rotary_dim,
+                                                     layout, fp, attention, offset, pos, positions_len, precision)
+                         : posenc_rope_apply(xp, x_len, batch, seq, heads, head_dim, rotary_dim, layout, fp,
+                                             attention, offset, pos, positions_len, precision);
     check_status(status);
     FUZZ_ASSERT(null > 1 || status == POSENC_ERR_NULL_POINTER);
-    FUZZ_ASSERT(status != POSENC_OK || !must_fail);
+    int bad_order = ordered && order != POSENC_ROPE_ORDER_BSHD && order != POSENC_ROPE_ORDER_BHSD;
+    FUZZ_ASSERT(status != POSENC_OK || (!must_fail && !overlap && !bad_order));
     FUZZ_ASSERT(buf_unchanged(&freq) && buf_unchanged(&positions));
     if (status != POSENC_OK) {
         FUZZ_ASSERT(buf_unchanged(&x));

@@ -2,7 +2,8 @@
  * [n_axes][batch][seq] (or any length), sections that split the pairs or not.
  * On success the features >= rotary_dim are untouched, the values finite, each
  * head's norm scaled by at most max(A, 1), and, with every axis at the same
- * positions, x equals posenc_rope_apply's bit for bit; on error x is unchanged. */
+ * positions, x equals posenc_rope_apply_ordered's bit for bit (either order);
+ * on error x is unchanged. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t rotary_dim = take_size(&in) % (2 * FUZZ_CAP + 2); /* inv_freq holds rotary_dim / 2 doubles */
     size_t n_axes = take_u8(&in) % 6, sections[8] = { 0 };
     int layout = take_enum(&in, 2), precision = take_enum(&in, 2), null = take_u8(&in) % 64, equal = take_u8(&in) % 2;
+    int order = take_enum(&in, 2);
     double attention = take_u8(&in) % 2 ? 1.0 : take_double(&in);
     size_t half = rotary_dim / 2, need, rows = 0;
     take_sections(&in, sections, n_axes, half);
@@ -66,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     buf_new_values(&x, x_len, must_fail ? FUZZ_CAP : need, &in);
 
     int status = posenc_rope_axes_apply(null == 0 ? NULL : (float *)(void *)x.p, x_len, batch, seq, heads, head_dim,
-                                        rotary_dim, layout, null == 1 ? NULL : f, attention, null == 2 ? NULL : pos,
+                                        order, rotary_dim, layout, null == 1 ? NULL : f, attention, null == 2 ? NULL : pos,
                                         positions_len, n_axes, null == 3 ? NULL : sections, precision);
     check_status(status);
     FUZZ_ASSERT(null > 3 || status == POSENC_ERR_NULL_POINTER || (null == 2 && positions_len == 0));
@@ -94,8 +96,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (equal && per_axis) { /* every axis at axis 0's positions: plain RoPE */
             float *plain = malloc(need * sizeof *plain);
             memcpy(plain, was, need * sizeof *plain);
-            FUZZ_ASSERT(posenc_rope_apply(plain, need, batch, seq, heads, head_dim, rotary_dim, layout, f, attention, 0,
-                                          pos, per_axis, precision) == POSENC_OK);
+            FUZZ_ASSERT(posenc_rope_apply_ordered(plain, need, batch, seq, heads, head_dim, order, rotary_dim, layout, f,
+                                                  attention, 0, pos, per_axis, precision) == POSENC_OK);
             FUZZ_ASSERT(memcmp(plain, now, need * sizeof *plain) == 0);
             free(plain);
         }

@@ -1,6 +1,7 @@
 /* Fuzz target: posenc_rope_cache, positions by offset or listed, outputs
- * that overlap. On success every value is finite, |v| <= A, and
- * cos^2 + sin^2 = A^2 within float rounding; on error nothing is written. */
+ * that overlap each other, positions or inv_freq. On success every value is
+ * finite, |v| <= A, and cos^2 + sin^2 = A^2 within float rounding; on error
+ * nothing is written. */
 #include <math.h>
 
 #include "decode.h"
@@ -41,10 +42,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     buf_new(&sin_buf, overlap ? 0 : out_len, limit, sizeof(float));
     float *cos_out = (float *)(void *)cos_buf.p;
     float *sin_out = overlap ? cos_out + shift : (float *)(void *)sin_buf.p;
+    /* positions or inv_freq inside an output (cos, or sin when it has its own memory) */
+    fuzz_buf *host = take_u8(&in) % 2 ? &cos_buf : &sin_buf;
+    const int32_t *pos = listed ? fuzz_alias(&in, host, positions.p, positions.alloc, sizeof(int32_t), &overlap) : NULL;
+    const double *inv_freq = fuzz_alias(&in, host, f, half, sizeof(double), &overlap);
 
     int status = posenc_rope_cache(null == 0 ? NULL : cos_out, null == 1 ? NULL : sin_out, out_len, length,
-                                   offset, listed ? (const int32_t *)(void *)positions.p : NULL, rotary_dim,
-                                   null == 2 ? NULL : f, attention, precision);
+                                   offset, pos, rotary_dim, null == 2 ? NULL : inv_freq, attention, precision);
     check_status(status);
     FUZZ_ASSERT(null > 2 || status == POSENC_ERR_NULL_POINTER);
     FUZZ_ASSERT(status != POSENC_OK || (!must_fail && !overlap));

@@ -1,6 +1,7 @@
 /* Fuzz target: posenc_rope_frequencies, every scaling type with every field
  * decoded (defaults, out-of-range values, NaN, LongRoPE factor lists of any
- * length). On success the frequencies and the attention factor are in the
+ * length), factor lists or the attention factor that may lie inside
+ * inv_freq. On success the frequencies and the attention factor are in the
  * ranges posenc_rope_cache accepts; on error nothing is written. */
 #include <math.h>
 #include <string.h>
@@ -33,8 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             v[k] = take_u8(&in) % 4 ? (double)(1 + take_u8(&in)) / 16.0 : take_double(&in);
         buf_snapshot(&factors[f]);
     }
-    s.short_factor = take_null(&in) ? NULL : (const double *)(void *)factors[0].p;
-    s.long_factor = take_null(&in) ? NULL : (const double *)(void *)factors[1].p;
+    int null_short = take_null(&in), null_long = take_null(&in);
 
     size_t need = rotary_dim / 2;
     size_t n = take_len(&in, need, 1);
@@ -42,19 +42,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_buf inv_freq, attention;
     buf_new(&inv_freq, n, must_fail ? FUZZ_CAP : need, sizeof(double));
     buf_new(&attention, 1, 1, sizeof(double));
+    /* the factor lists (read while inv_freq is written, by LongRoPE) or the
+     * attention factor (a second output) inside inv_freq: refused */
+    int short_in = 0, long_in = 0, attention_in = 0;
+    s.short_factor = null_short ? NULL : fuzz_alias(&in, &inv_freq, factors[0].p, s.factors_len, sizeof(double), &short_in);
+    s.long_factor = null_long ? NULL : fuzz_alias(&in, &inv_freq, factors[1].p, s.factors_len, sizeof(double), &long_in);
+    double *attention_out = fuzz_alias(&in, &inv_freq, attention.p, 1, sizeof(double), &attention_in);
+    int longrope = !no_scaling && s.type == POSENC_ROPE_LONGROPE;
+    int overlap = attention_in || (longrope && (short_in || long_in));
 
     int status = posenc_rope_frequencies(null ? NULL : (double *)(void *)inv_freq.p, n, rotary_dim, base,
-                                         no_scaling ? NULL : &s, seq_len,
-                                         null_attention ? NULL : (double *)(void *)attention.p);
+                                         no_scaling ? NULL : &s, seq_len, null_attention ? NULL : attention_out);
     check_status(status);
     FUZZ_ASSERT(!(null || null_attention) || status == POSENC_ERR_NULL_POINTER);
-    FUZZ_ASSERT(status != POSENC_OK || !must_fail);
+    FUZZ_ASSERT(status != POSENC_OK || (!must_fail && !overlap));
     FUZZ_ASSERT(buf_unchanged(&factors[0]) && buf_unchanged(&factors[1]));
     if (status != POSENC_OK) {
         FUZZ_ASSERT(buf_unchanged(&inv_freq) && buf_unchanged(&attention));
     } else {
         const double *f = (const double *)(const void *)inv_freq.p;
-        double a = *(const double *)(const void *)attention.p;
+        double a = *attention_out;
         /* what posenc_rope_cache and posenc_rope_apply accept */
         FUZZ_ASSERT(a > 0.0 && a <= POSENC_ROPE_ATTENTION_MAX);
         for (size_t k = 0; k < need; k++)
