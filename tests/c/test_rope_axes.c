@@ -220,7 +220,10 @@ static void test_overlaps(void)
     double f[4] = { 1, 0.1, 0.01, 0.001 };
     int32_t pos[12] = { 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3 };
     size_t sections[3] = { 2, 1, 1 };
-    posenc_mrope_span spans[1] = { { POSENC_MROPE_TEXT, 4, 0, 0, 0 } };
+    posenc_mrope_span spans[1];
+    memset(spans, 0, sizeof spans); /* padding too: the bytes are compared below */
+    spans[0].kind = POSENC_MROPE_TEXT;
+    spans[0].t = 4;
     float sin_out[16];
     /* positions inside cos_out, inv_freq inside x, sections inside x, spans inside out */
     memcpy(mem.i, pos, sizeof pos);
