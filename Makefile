@@ -79,7 +79,7 @@ $(EXPORTS): include/posenc.h | build
 # malloc and free are posenc's own (src/wasm/malloc.c, wasm only): Emscripten
 # 3.1.6's emmalloc hands out blocks past the end of a memory that may grow to
 # 4 GiB, and its dlmalloc refuses 2 GiB requests.
-KERNELS   := src/trig.c src/rope_rotate.c src/rope_apply.c src/sinusoidal.c src/nn_kernels.c
+KERNELS   := src/trig.c src/rope_rotate.c src/rope_apply.c src/rope_axes.c src/sinusoidal.c src/nn_kernels.c
 EMLINK    := -Oz --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH -sMAXIMUM_MEMORY=4GB \
              -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB -sERROR_ON_UNDEFINED_SYMBOLS=1 -sMALLOC=none
 WASM_SRCS := $(SRCS) src/wasm/malloc.c

@@ -9,6 +9,7 @@ import os from 'node:os';
 import * as posenc from '../dist/posenc.mjs';
 import { naive, optimized, careful, tfjsTable } from './table-peers.js';
 import { ropeTasks } from './rope-peers.js';
+import { visionTasks } from './vision-peers.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 7);
 
@@ -143,6 +144,7 @@ const probes = await loadProbes();
 const tf = await loadTf();
 await tableBench(probes, tf);
 await ropeTasks({ posenc, probes, race, printTable });
+await visionTasks({ posenc, probes, race, printTable });
 await (await import('./encoder-peers.js')).encoderTasks({ posenc, race });
 await (await import('./cli-formats.js')).cliTasks({ rounds: ROUNDS });
 startupTimes();

@@ -153,6 +153,98 @@ POSENC_API int posenc_add_sinusoidal(float *x, size_t x_len, size_t batch, size_
                                      int32_t offset, int layout);
 
 /* ------------------------------------------------------------------------ */
+/* Images and diffusion: the 2-D table and timestep embeddings               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * posenc_sinusoidal_2d: the fixed 2-D sine-cosine table of ViTs with
+ * sin-cos position embeddings, MAE and DiT (facebookresearch/mae
+ * util/pos_embed.py get_2d_sincos_pos_embed, copied by facebookresearch/DiT
+ * models.py; diffusers models/embeddings.py get_2d_sincos_pos_embed). For the
+ * patch in grid row y (0 <= y < height) and column x (0 <= x < width), with
+ * q = d_model / 4 and w_k = base^(-k/q), k < q:
+ *
+ *   row 1 + y * width + x  (y * width + x without the cls row) =
+ *   [ sin(x w_0) .. sin(x w_{q-1}) | cos(x w_0) .. | sin(y w_0) .. | cos(y w_0) .. ]
+ *
+ * NOTE the first half holds x, the column: MAE builds its grid with
+ * np.meshgrid(grid_w, grid_h) ("here w goes first") and then encodes grid[0],
+ * the w coordinate, into the half its code calls emb_h. Pictured for
+ * d_model = 8 (q = 2), height 2, width 3, cls_token 1:
+ *
+ *   row 0        [0    0    0    0    0    0    0    0   ]   the cls token
+ *   row 1 (0,0)  [sx0  sx1  cx0  cx1  sy0  sy1  cy0  cy1 ]   x = 0, y = 0
+ *   row 2 (0,1)  [ x = 1                | y = 0           ]
+ *   row 4 (1,0)  [ x = 0                | y = 1           ]
+ *
+ *   out          caller buffer of out_len >= (cls_token + height * width) * d_model floats
+ *   d_model      a multiple of 4, >= 4 (MAE asserts evenness at both levels)
+ *   base         finite, > 1; 0 selects 10000 (MAE's constant)
+ *   cls_token    1: a first row of zeros (MAE's cls_token=True); 0: none
+ *   base_size, interpolation_scale
+ *                diffusers' fine-tuning-at-higher-resolution scaling (its
+ *                PatchEmbed: base_size = the training grid's height): the
+ *                coordinates become x / (width / base_size) / interpolation_scale
+ *                and y / (height / base_size) / interpolation_scale.
+ *                base_size 0: none (MAE, DiT: integer coordinates);
+ *                interpolation_scale 0 selects 1; otherwise finite, > 0.
+ *                diffusers rounds those coordinates to float32 first (up to
+ *                ~1e-6 apart from these double ones when base_size / width
+ *                is not a short binary fraction)
+ *   height, width  each at most 2^31 (coordinates are int32)
+ *
+ * Every value is within 2^-23 of the formula evaluated in double (the scaled
+ * frequency scale * w_k is formed in double; at coordinates up to 2^24).
+ * height * width = 0 writes only the cls row, if any.
+ */
+POSENC_API int posenc_sinusoidal_2d(float *out, size_t out_len, size_t height, size_t width,
+                                    size_t d_model, double base, int cls_token, double base_size,
+                                    double interpolation_scale);
+
+/*
+ * posenc_timestep_embedding: the sinusoidal embedding of diffusion timesteps,
+ * diffusers models/embeddings.py get_timestep_embedding (used by every
+ * diffusers UNet and DiT through its Timesteps module; "matches the
+ * implementation in Denoising Diffusion Probabilistic Models"). With
+ * half = floor(dim / 2), for each timestep t_r (a real number: samplers use
+ * fractional timesteps):
+ *
+ *   w_k = exp(-ln(max_period) * k / (half - downscale_freq_shift)),  k < half
+ *   out[r] = [ sin(scale t_r w_0) .. sin(scale t_r w_{half-1}) | cos(..) .. ]
+ *
+ *   flip_sin_to_cos 1: [cos | sin]; an odd dim appends a zero column:
+ *     dim 5, no flip:  [s0 s1 c0 c1 0]      dim 5, flip:  [c0 c1 s0 s1 0]
+ *
+ * How it relates to the sinusoidal layouts, at integer timesteps:
+ *   shift 1 (the default)  = POSENC_LAYOUT_TENSOR2TENSOR with base max_period
+ *                            (tensor2tensor's get_timing_signal_1d) for dim >= 4
+ *   shift 0, even dim      = POSENC_LAYOUT_CONCATENATED with base max_period
+ *   shift 0, flip          = DiT's TimestepEmbedder.timestep_embedding (GLIDE)
+ *   Stable Diffusion's UNets use flip 1, shift 0.
+ *
+ *   out        caller buffer of out_len >= n * dim floats
+ *   timesteps  n finite doubles (float32 timesteps convert exactly); NULL only when n = 0;
+ *              out must not overlap them: POSENC_ERR_INVALID_ARGUMENT
+ *   dim        >= 1
+ *   flip_sin_to_cos  1 or 0
+ *   downscale_freq_shift, scale  finite; half - downscale_freq_shift must not
+ *              be 0 when half >= 1 (it divides: diffusers gives NaN there)
+ *   max_period finite, > 0; 0 selects 10000
+ *   every angle scale * t * w_k must be finite (POSENC_ERR_INVALID_ARGUMENT)
+ *
+ * The angle (scale t) w_k is formed in double from the double timestep (the
+ * reference rounds t, w_k and their product to float32: ~1e-4 apart at
+ * t = 1000); sin and cos are evaluated in double and rounded once to float:
+ * within 2^-23 of the double formula at |scale t w_k| <= 2^24. Runs of
+ * consecutive integral scale * t (within int32) step the exact recurrence of
+ * the tables; every other row is evaluated directly.
+ */
+POSENC_API int posenc_timestep_embedding(float *out, size_t out_len, const double *timesteps,
+                                         size_t n, size_t dim, int flip_sin_to_cos,
+                                         double downscale_freq_shift, double scale,
+                                         double max_period);
+
+/* ------------------------------------------------------------------------ */
 /* Relative positions                                                        */
 /* ------------------------------------------------------------------------ */
 
@@ -433,6 +525,145 @@ POSENC_API int posenc_rope_permute_weights(float *out, size_t out_len, const flo
                                            size_t w_len, size_t heads, size_t head_dim,
                                            size_t rotary_dim, size_t in_features, int from,
                                            int to);
+
+/* ------------------------------------------------------------------------ */
+/* RoPE over several position axes: M-RoPE (Qwen2-VL) and 2-D RoPE (vision)  */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The rotary pairs k < r/2 (r = rotary_dim) split into n_axes consecutive
+ * sections, sections[a] pairs each (summing to r/2); the pairs of section a
+ * rotate by the position of axis a:
+ *
+ *   S_a = sections[0] + .. + sections[a-1]:   pair k, S_a <= k < S_a + sections[a],
+ *   angle p_a f_k,  p_a = positions[a][row]   (positions axis-major: [n_axes][rows])
+ *
+ * with posenc_rope_apply's rotation, attention factor, layouts and precision;
+ * in the half layout a section covers both halves, pair k being (k, k + r/2).
+ * With every axis at the same positions the values are posenc_rope_cache's
+ * and posenc_rope_apply's bit for bit.
+ *
+ * M-RoPE, multimodal RoPE (Qwen2-VL, Qwen2.5-VL; Hugging Face
+ * models/qwen2_vl/modeling_qwen2_vl.py apply_multimodal_rotary_pos_emb):
+ * n_axes 3 (temporal, height, width), sections = the config's
+ * rope_scaling.mrope_section ([16, 24, 24] for head_dim 128), f_k from
+ * posenc_rope_frequencies; positions from posenc_mrope_positions. HF splits
+ * cat(freqs, freqs) by mrope_section * 2 and takes chunk i from axis i % 3:
+ * the same sections in both halves. Pictured for r = 12, sections [2, 2, 2],
+ * the axis each feature's angle comes from:
+ *
+ *   POSENC_ROPE_HALF         [t t h h w w | t t h h w w]
+ *   POSENC_ROPE_INTERLEAVED  [t t t t h h h h w w w w]
+ *
+ * 2-D RoPE of vision encoders: n_axes 2, the patch's row y (axis 0) and
+ * column x (axis 1), sections [r/4, r/4], the frequencies arranged by the
+ * caller from f_i = base^(-2i/r) (posenc_rope_frequencies, no scaling):
+ *   Pixtral (HF models/pixtral/modeling_pixtral.py PixtralRotaryEmbedding,
+ *     patches in row-major order, position_ids_in_meshgrid): the even
+ *     frequencies rotate by the row, the odd ones by the column:
+ *     f'_k = f_{2k} (k < r/4),  f'_{r/4 + k} = f_{2k+1}
+ *   axial (the Qwen2-VL and Qwen2.5-VL vision encoders, HF
+ *     VisionRotaryEmbedding(head_dim / 2) with rot_pos_emb): both axes take
+ *     the same frequencies base^(-4k/r) = f_{2k}:
+ *     f'_k = f'_{r/4 + k} = f_{2k}
+ *   Both rotate in the half layout (rotate_half); r = head_dim, r % 4 == 0.
+ *
+ * The axes a routine accepts.
+ */
+#define POSENC_ROPE_MAX_AXES 4
+
+/*
+ * posenc_rope_axes_cache: cos_out[r][k] = A cos(p_a(r) f_k), sin_out likewise,
+ * [length][rotary_dim / 2], a the axis of pair k's section.
+ *
+ *   positions  [n_axes][length] int32 (n_axes * length values)
+ *   n_axes     1 .. POSENC_ROPE_MAX_AXES;  sections  n_axes counts summing to rotary_dim / 2
+ *   others     as posenc_rope_cache
+ *   cos_out and sin_out must not overlap each other, positions, sections or
+ *   inv_freq (read while they are written): POSENC_ERR_INVALID_ARGUMENT
+ */
+POSENC_API int posenc_rope_axes_cache(float *cos_out, float *sin_out, size_t out_len, size_t length,
+                                      const int32_t *positions, size_t n_axes, const size_t *sections,
+                                      size_t rotary_dim, const double *inv_freq,
+                                      double attention_factor, int precision);
+
+/*
+ * posenc_rope_axes_apply: rotates x [batch][seq][heads][head_dim] (order
+ * POSENC_ROPE_ORDER_BSHD) or [batch][heads][seq][head_dim] (BHSD) in place,
+ * pair k of row s by p_a(s) f_k (the rotation of posenc_rope_apply_ordered).
+ *
+ *   positions      [n_axes][seq] (positions_len = n_axes * seq: every batch
+ *                  alike) or [n_axes][batch][seq] (n_axes * batch * seq: HF's
+ *                  position_ids [3][batch][seq], padded batches)
+ *   n_axes, sections  as posenc_rope_axes_cache
+ *   order          a posenc_rope_order
+ *   others         as posenc_rope_apply
+ *   x must not overlap positions, sections or inv_freq (read while x is
+ *   rotated): POSENC_ERR_INVALID_ARGUMENT
+ */
+POSENC_API int posenc_rope_axes_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t heads,
+                                      size_t head_dim, int order, size_t rotary_dim, int layout,
+                                      const double *inv_freq, double attention_factor,
+                                      const int32_t *positions, size_t positions_len, size_t n_axes,
+                                      const size_t *sections, int precision);
+
+/* A run of text tokens, or an image or video grid, of posenc_mrope_positions. */
+typedef enum posenc_mrope_kind {
+    POSENC_MROPE_TEXT = 0,
+    POSENC_MROPE_IMAGE = 1,
+    POSENC_MROPE_VIDEO = 2
+} posenc_mrope_kind;
+
+/* The JS binding writes these records into wasm memory: keep the field order
+ * (offsets are asserted in src/mrope_positions.c). */
+typedef struct posenc_mrope_span {
+    int kind;                /* a posenc_mrope_kind                               */
+    size_t t, h, w;          /* TEXT: t tokens (h, w unused); IMAGE, VIDEO: the   */
+                             /* grid before merging (image_grid_thw, video_grid_thw) */
+    double seconds_per_grid; /* VIDEO: Qwen2.5-VL's second_per_grid_t, finite, >= 0 */
+} posenc_mrope_span;
+
+/*
+ * posenc_mrope_positions: the M-RoPE positions [3][seq] of a sequence of
+ * spans, as Hugging Face's get_rope_index builds them (models/qwen2_vl/
+ * modeling_qwen2_vl.py Qwen2VLModel.get_rope_index; Qwen2.5-VL's in
+ * models/qwen2_5_vl/modeling_qwen2_5_vl.py), without token ids: the spans
+ * say what the tokens are. With `next` = 1 + the largest position so far
+ * (0 at the start):
+ *
+ *   TEXT, t tokens:  all three axes next, next + 1, .., next + t - 1
+ *   IMAGE / VIDEO, grid (t, h, w):  the merger leaves t * (h/m) * (w/m)
+ *     tokens (m = spatial_merge_size), in (frame, row, column) order:
+ *       axis 0 = next + T(frame),  axis 1 = next + row,  axis 2 = next + column
+ *     T(i) = i (Qwen2-VL: tokens_per_second = 0); Qwen2.5-VL
+ *     (tokens_per_second > 0): images T = 0, videos
+ *     T(i) = long(i * seconds_per_grid * tokens_per_second), evaluated in
+ *     float32 as torch does (the float step HF's fix of its int64 cast
+ *     restored)
+ *
+ *   12 text tokens, an image of grid (1, 4, 6), m = 2, then 3 text tokens:
+ *     axis 0  0 .. 11 | 12 12 12 12 12 12 | 15 16 17
+ *     axis 1  0 .. 11 | 12 12 12 13 13 13 | 15 16 17
+ *     axis 2  0 .. 11 | 12 13 14 12 13 14 | 15 16 17
+ *
+ * The text spans include the vision start and end tokens around a grid, as
+ * in the token ids. A token generated after the sequence sits at
+ * 1 + the largest position (HF's rope_deltas = that - seq).
+ *
+ *   out        caller buffer of out_len >= 3 * seq int32; must not overlap
+ *              spans (read while out is written): POSENC_ERR_INVALID_ARGUMENT
+ *   seq        the tokens of the spans (text t, plus t (h/m) (w/m) per grid);
+ *              another value is POSENC_ERR_INVALID_ARGUMENT
+ *   spans      n_spans records; grids need t, h, w >= 1, h and w multiples
+ *              of m (Qwen's processor makes them so; HF would floor)
+ *   spatial_merge_size  m; 0 selects 2 (Qwen2-VL's and Qwen2.5-VL's)
+ *   tokens_per_second   0 (Qwen2-VL) or finite, > 0 (Qwen2.5-VL's
+ *              vision_config.tokens_per_second)
+ *   every position must fit int32
+ */
+POSENC_API int posenc_mrope_positions(int32_t *out, size_t out_len, size_t seq,
+                                      const posenc_mrope_span *spans, size_t n_spans,
+                                      size_t spatial_merge_size, double tokens_per_second);
 
 /* ------------------------------------------------------------------------ */
 /* Attention biases and relative buckets                                     */

@@ -231,3 +231,16 @@ void trig_stream_row(trig_stream *ts, float *cos_out, float *sin_out, double amp
         rotate(&ts->s[k], &ts->c[k], ts->step_c[k], ts->step_s[k]);
     }
 }
+
+void trig_point(const double *w, size_t n, double p, float *cos_out, float *sin_out, double amplitude)
+{
+    double s[TRIG_BLOCK], c[TRIG_BLOCK];
+    for (size_t k0 = 0; k0 < n; k0 += TRIG_BLOCK) {
+        size_t nk = n - k0 < TRIG_BLOCK ? n - k0 : TRIG_BLOCK;
+        anchor(s, c, w + k0, nk, p);
+        for (size_t k = 0; k < nk; k++) {
+            cos_out[k0 + k] = (float)(amplitude * c[k]);
+            sin_out[k0 + k] = (float)(amplitude * s[k]);
+        }
+    }
+}

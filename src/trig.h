@@ -74,6 +74,13 @@ void trig_stream_start(trig_stream *ts, const double *w, size_t n, double first)
 /* Restarts at position `first` (the next row is an anchor), keeping the frequencies. */
 void trig_stream_seek(trig_stream *ts, double first);
 
+/*
+ * One row at any real position p (fractional, or far past int32), straight
+ * from the double angles: cos_out[k] = amplitude cos(p w[k]), sin_out[k]
+ * likewise, k < n. No recurrence: for rows that start no run.
+ */
+void trig_point(const double *w, size_t n, double p, float *cos_out, float *sin_out, double amplitude);
+
 /* Writes the current row, cos_out[k] = amplitude cos(p w_k) and sin_out[k] likewise, then steps. */
 void trig_stream_row(trig_stream *ts, float *cos_out, float *sin_out, double amplitude);
 

@@ -107,6 +107,35 @@ test('Transformer-XL and ALiBi', () => {
   same(5 * 9 * 11 * 4, (e, p) => e.posenc_alibi_bias(p, 5 * 9 * 11, 5, 9, 11, 2, 0, 8));
 });
 
+test('the 2-D sine-cosine table and timestep embeddings', () => {
+  same(15 * 17 * 32 * 4, (e, p) => e.posenc_sinusoidal_2d(p, 15 * 17 * 32, 15, 17, 32, 0, 0, 16, 2));
+  const steps = Float64Array.from({ length: 40 }, (_, i) => (i < 20 ? i : 999.5 - i * 7.25));
+  same(40 * 64 * 4 + steps.byteLength, (e, p) => {
+    new Float64Array(e.memory.buffer, p + 40 * 64 * 4, 40).set(steps);
+    return e.posenc_timestep_embedding(p, 40 * 64, p + 40 * 64 * 4, 40, 64, 1, 0, 1, 0);
+  });
+});
+
+test('RoPE over three axes (M-RoPE): the cache and the rotation, both layouts and precisions', () => {
+  const [seq, heads, headDim] = [60, 2, 24];
+  const positions = Int32Array.from({ length: 3 * seq }, (_, i) => (i * 7) % 23 + (i > seq ? 1000 : 0));
+  const withAxes = (e, call) => {
+    const q = e.malloc(positions.byteLength + 12);
+    new Int32Array(e.memory.buffer, q, 3 * seq).set(positions);
+    new Uint32Array(e.memory.buffer, q + positions.byteLength, 3).set([3, 4, 5]);
+    const status = withFreqs(e, 12, (f) => call(f, q, q + positions.byteLength));
+    e.free(q);
+    return status;
+  };
+  const x = Float32Array.from({ length: seq * heads * headDim }, (_, i) => Math.sin(i * 0.3));
+  for (const precision of [0, 1]) {
+    same(2 * seq * 12 * 4, (e, p) => withAxes(e, (f, pos, sec) => e.posenc_rope_axes_cache(p, p + seq * 12 * 4, seq * 12, seq, pos, 3, sec, 24, f, 1.0, precision)));
+    for (const [layout, order] of [[0, 0], [1, 0], [0, 1], [1, 1]]) {
+      same(x.byteLength, (e, p) => withAxes(e, (f, pos, sec) => e.posenc_rope_axes_apply(p, x.length, 1, seq, heads, headDim, order, 24, layout, f, 1.0, pos, 3 * seq, 3, sec, precision)), x);
+    }
+  }
+});
+
 // Tables that walk through position 0 and past anchors (every multiple of
 // 1024): ascending from negative offsets, descending in Transformer-XL, and
 // RoPE runs of listed positions. Both builds give the same bytes, and position

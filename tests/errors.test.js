@@ -102,6 +102,41 @@ const factorList = (n) => [
   ...[0, -1, NaN, Infinity].map((v) => [`an entry ${v}`, () => [1, v, ...Array(n - 2).fill(1)], RangeError]),
   ["an entry '1'", () => [1, '1', ...Array(n - 2).fill(1)], TypeError],
 ];
+/** Real timesteps: a Float32Array, Float64Array or Array of n finite numbers. */
+const timestepList = (n) => [
+  ...typeErrors([['a number', 1], ['a string', '1,2'], ['null', null], ['an object', {}], ['an Int32Array', new Int32Array(n)],
+    ['a Uint8Array', new Uint8Array(n)]]),
+  ["a 'float64' WasmArray (timesteps are read, not used in place)", () => posenc.allocate('float64', n), TypeError],
+  ...[NaN, Infinity, -Infinity].map((v) => [`an entry ${v}`, () => [1, v, 3], RangeError]),
+  ...[NaN, Infinity].map((v) => [`a Float64Array entry ${v}`, () => Float64Array.from([1, v, 3]), RangeError]),
+  ["an entry '1'", () => [1, '1', 3], TypeError],
+  ['an entry null', () => [1, null, 3], TypeError],
+  ['a detached Float64Array', () => detached(Float64Array, n), RangeError],
+  ['a view of a freed WasmArray', () => viewOfFreed('float64', n), RangeError],
+];
+/** M-RoPE's sections: an array of 3 integers >= 0 adding up to rotaryDim / 2 (4 here). */
+const mropeSection = () => [
+  ...typeErrors([['a number', 4], ['a string', '2,1,1'], ['null', null], ['an object', {}], ['an Int32Array', new Int32Array(3)]]),
+  ...[[2, 2], [1, 1, 1, 1], [2, -1, 3], [2, 1.5, 0.5], [NaN, 2, 2], [2, 1, 0], [8, 0, 0]].map((v) => [JSON.stringify(v), () => v, RangeError]),
+  ["an entry '2'", () => ['2', 1, 1], TypeError],
+];
+/** mropePositions' spans. */
+const spanList = () => [
+  ...typeErrors([['a number', 3], ['a string', 'text'], ['null', null], ['an object', { text: 3 }]]),
+  ...[
+    ['a text count -1', [{ text: -1 }], RangeError], ['a text count 1.5', [{ text: 1.5 }], RangeError], ["a text count '3'", [{ text: '3' }], TypeError],
+    ['an unknown kind', [{ audio: 3 }], TypeError], ['two kinds in one span', [{ text: 1, image: [1, 2, 2] }], TypeError], ['a number span', [3], TypeError],
+    ['a grid of 2', [{ image: [1, 2] }], RangeError], ['a grid t of 0', [{ image: { t: 0, h: 2, w: 2 } }], RangeError], ['a grid h of 3', [{ image: [1, 3, 2] }], RangeError],
+    ['a grid without w', [{ video: { t: 1, h: 2 } }], TypeError], ['an unknown grid key', [{ image: { t: 1, h: 2, w: 2, fps: 2 } }], TypeError],
+    ['secondsPerGrid -1', [{ video: { t: 1, h: 2, w: 2, secondsPerGrid: -1 } }], RangeError], ['secondsPerGrid NaN', [{ video: { t: 1, h: 2, w: 2, secondsPerGrid: NaN } }], RangeError],
+  ].map(([label, v, Err]) => [label, () => v, Err]),
+];
+/** A patch grid { height, width }. */
+const patchGrid = () => [
+  ...typeErrors([['a number', 4], ['a string', '2x2'], ['null', null], ['an array', [2, 2]], ['a Float32Array', new Float32Array(2)]]),
+  ['an unknown key', () => ({ height: 2, width: 3, depth: 1 }), TypeError],
+  ['no width', () => ({ height: 2 }), TypeError],
+];
 /** An options-like object (scaling, config): wrong types; `null` may be allowed. */
 const object = ({ nullOk }) =>
   typeErrors([['a string', 'linear'], ['a number', 3], ['true', true], ['an array', []], ['a Float32Array', new Float32Array(2)], ...(nullOk ? [] : [['null', null]])]);
@@ -175,6 +210,24 @@ const TABLE = [
     },
   },
   {
+    fn: 'sinusoidal2d',
+    args: () => ({ options: { height: 2, width: 3, dModel: 8, out: f32(48) } }),
+    call: (a) => posenc.sinusoidal2d(a.options),
+    params: {
+      height: int(0, I32), width: int(0, I32), dModel: int(4, I32).concat(rangeErrors([6, 10])), base: num({ above: 1 }),
+      clsToken: bool(), baseSize: num({ above: 0 }), interpolationScale: num({ above: 0 }), out: array('float32', 48),
+    },
+  },
+  {
+    fn: 'timestepEmbedding',
+    args: () => ({ options: { timesteps: [1, 2.5, 999], dim: 8, out: f32(24) } }),
+    call: (a) => posenc.timestepEmbedding(a.options),
+    params: {
+      timesteps: timestepList(3), dim: int(1, I32), flipSinToCos: bool(), downscaleFreqShift: num({}).concat(rangeErrors([4])),
+      scale: num({}), maxPeriod: num({ above: 0 }), out: array('float32', 24),
+    },
+  },
+  {
     fn: 'relativePositions',
     args: () => ({ options: { queryLength: 4, keyLength: 6, out: i32(24) } }),
     call: (a) => posenc.relativePositions(a.options),
@@ -184,7 +237,10 @@ const TABLE = [
     fn: 'ropeFrequencies',
     args: () => ({ options: { rotaryDim: 8, base: 10000 } }),
     call: (a) => posenc.ropeFrequencies(a.options),
-    params: { rotaryDim: int(2, I32 - 1).concat(rangeErrors([7, 0, -8])), base: num({ above: 1 }), scaling: object({ nullOk: true }), 'scaling.type': scalingType },
+    params: {
+      rotaryDim: int(2, I32 - 1).concat(rangeErrors([7, 0, -8])), base: num({ above: 1 }), scaling: object({ nullOk: true }), 'scaling.type': scalingType,
+      mropeSection: mropeSection(), rope2d: oneOf(['pixtral', 'axial']),
+    },
     rows: scalingRows('scaling'),
   },
   {
@@ -196,6 +252,8 @@ const TABLE = [
       precision: oneOf(['float64', 'float32']), scaling: object({ nullOk: true }), 'scaling.type': scalingType,
       out: object({ nullOk: false }).concat([['a Float32Array', () => f32(16), TypeError], ['a WasmArray', () => posenc.allocate('float32', 16), TypeError]]),
       'out.cos': array('float32', 16), 'out.sin': array('float32', 16),
+      mropeSection: mropeSection(), rope2d: oneOf(['pixtral', 'axial']), grid: patchGrid(),
+      'grid.height': int(0, I32), 'grid.width': int(0, I32),
     },
     rows: [
       ...scalingRows('scaling'),
@@ -213,12 +271,22 @@ const TABLE = [
       offset: int(I32_MIN, I32).concat(rangeErrors([I32 - 1])), batch: int(1, I32).concat(rangeErrors([2, 4])),
       order: oneOf(['bshd', 'bhsd']).concat(rangeErrors(['bsd', 'sbd', 'bshd '])),
       precision: oneOf(['float64', 'float32']), scaling: object({ nullOk: true }), 'scaling.type': scalingType,
+      mropeSection: mropeSection(), rope2d: oneOf(['pixtral', 'axial']), grid: patchGrid(),
+      'grid.height': int(0, I32), 'grid.width': int(0, I32),
     },
     rows: [
       ...scalingRows('scaling'),
       // positions: one per row (3) or per batch and row
       ...array('int32', 3).map((bad) => ({ path: 'positions', kind: [bad] })),
     ],
+  },
+  {
+    fn: 'mropePositions',
+    args: () => ({ options: { spans: [{ text: 5 }, { image: [1, 4, 4] }], out: i32(27) } }),
+    call: (a) => posenc.mropePositions(a.options),
+    params: {
+      spans: spanList(), spatialMergeSize: int(1, I32).concat(rangeErrors([3])), tokensPerSecond: num({ min: 0 }), out: array('int32', 27),
+    },
   },
   {
     fn: 'ropePermuteWeights',
@@ -240,7 +308,7 @@ const TABLE = [
       '#config.partial_rotary_factor': typeErrors([['a string', '0.5']]).concat(rangeErrors([0, 1.5, NaN, -0.5])),
       '#config.head_dim': typeErrors([['a string', '64']]).concat(rangeErrors([1.5, -1, 63.5])),
       '#config.rope_scaling': object({ nullOk: true }),
-      '#config.rope_scaling.rope_type': typeErrors([['a number', 3], ['true', true]]).concat(rangeErrors(['ntk', 'mrope'])),
+      '#config.rope_scaling.rope_type': typeErrors([['a number', 3], ['true', true]]).concat(rangeErrors(['ntk', 'mrope3d'])),
       'layerType': typeErrors([['a number', 3], ['null', null], ['an object', {}]]).concat(rangeErrors(['full_attention'])),
     },
   },
@@ -429,9 +497,9 @@ test(`the matrix has ${TOTAL} cases over ${TABLE.length} functions`, () => {
   expect(cases.length).toBeGreaterThan(1000);
   // every function the package exports that takes arguments is in the table or tested below
   const covered = new Set([...TABLE.map((e) => e.fn), 'init', 'memoryStats', 'isReady', 'WasmArray', 'simdSupported', 'wasmBuild']);
-  const core = ['sinusoidal', 'sinusoidalFrequencies', 'addSinusoidal', 'relativePositions', 'ropeFrequencies', 'ropeFromConfig',
+  const core = ['sinusoidal', 'sinusoidalFrequencies', 'addSinusoidal', 'sinusoidal2d', 'timestepEmbedding', 'relativePositions', 'ropeFrequencies', 'ropeFromConfig',
     'ropeCache', 'applyRope', 'ropePermuteWeights', 'alibiSlopes', 'alibiBias', 't5Buckets', 't5Bias', 'debertaBuckets',
-    'transformerXLEmbedding', 'allocate'];
+    'transformerXLEmbedding', 'allocate', 'mropePositions'];
   for (const fn of core) expect(covered.has(fn)).toBe(true);
 });
 
@@ -444,6 +512,7 @@ describe.each(TABLE.map((e) => [e.fn, e]))('%s', (_fn, entry) => {
       if (row.scaling) setPath(args, argPath('scaling'), structuredClone(SCALINGS[row.scaling]));
       if (row.path.startsWith('scaling.') && !row.scaling) setPath(args, argPath('scaling'), structuredClone(SCALINGS.linear));
       if (row.path.startsWith('out.') && !args.options.out) args.options.out = {};
+      if (row.path.startsWith('grid.')) Object.assign(args.options, { grid: { height: 2, width: 2 } });
       if (row.path.startsWith('#config.rope_scaling.')) args.config.rope_scaling = { rope_type: 'linear', factor: 2 };
       const value = make();
       setPath(args, argPath(row.path), value);
@@ -475,6 +544,12 @@ const crossCases = [
   ['sinusoidal', 'length * dModel = INT32_MAX^2', (a) => Object.assign(a.options, { length: I32, dModel: I32, out: undefined }), RangeError, ['length * dModel']],
   ['addSinusoidal', 'x.length not a multiple of batch * dModel', (a) => { a.x = f32(13); }, RangeError, ['batch * dModel = 12']],
   ['addSinusoidal', 'offset + seq - 1 past int32', (a) => Object.assign(a.options, { offset: I32 }), RangeError, ['offset']],
+  ['sinusoidal2d', 'coordinates that overflow (1 / interpolationScale is inf)', (a) => Object.assign(a.options, { interpolationScale: 5e-324 }), RangeError, ['interpolationScale']],
+  ['sinusoidal2d', 'baseSize / width / interpolationScale that overflows', (a) => Object.assign(a.options, { baseSize: 1e308, interpolationScale: 1e-10 }), RangeError, ['baseSize']],
+  ['sinusoidal2d', '(1 + height * width) * dModel past 2 GiB', (a) => Object.assign(a.options, { height: 2 ** 14, width: 2 ** 14, clsToken: true, out: undefined }), RangeError, ['(1 + height * width) * dModel']],
+  ['timestepEmbedding', 'scale * timestep overflows', (a) => Object.assign(a.options, { timesteps: [1, 1e300, 2], scale: 1e10 }), RangeError, ['scale', 'overflows']],
+  ['timestepEmbedding', 'w_k overflows (downscaleFreqShift just past half)', (a) => Object.assign(a.options, { dim: 400, downscaleFreqShift: 200.001, out: f32(1200) }), RangeError, ['downscaleFreqShift', 'overflows']],
+  ['timestepEmbedding', 'timesteps.length * dim past 2 GiB', (a) => Object.assign(a.options, { dim: 2 ** 30, out: undefined }), RangeError, ['timesteps.length * dim']],
   ['relativePositions', 'shift past int32 at the extremes', (a) => Object.assign(a.options, { shift: I32, out: undefined }), RangeError, ['shift']],
   ['relativePositions', 'queryLength * keyLength past 2 GiB', (a) => Object.assign(a.options, { queryLength: 2 ** 16, keyLength: 2 ** 16 + 1, out: undefined }), RangeError, ['queryLength * keyLength']],
   ['ropeFrequencies', 'a linear factor so small that frequencies pass 2^64', (a) => { a.options.scaling = { type: 'linear', factor: 1e-300 }; }, RangeError, ['factor: 1e-300']],
@@ -492,6 +567,25 @@ const crossCases = [
   ['applyRope', 'positions and offset', (a) => Object.assign(a.options, { offset: 1, positions: i32(3) }), RangeError, ['offset']],
   ['applyRope', 'odd headDim as the default rotaryDim', (a) => Object.assign(a.options, { heads: 16, headDim: 3 }), RangeError, ['rotaryDim']],
   ['applyRope', 'a linear factor so small that frequencies pass 2^64', (a) => { a.options.scaling = { type: 'linear', factor: 1e-300 }; }, RangeError, ['factor: 1e-300']],
+  ['ropeCache', 'mropeSection without positions', (a) => Object.assign(a.options, { mropeSection: [2, 1, 1] }), TypeError, ['positions', 'mropeSection']],
+  ['ropeCache', 'M-RoPE positions not a multiple of 3', (a) => Object.assign(a.options, { mropeSection: [2, 1, 1], positions: i32(10), length: undefined, out: undefined }), RangeError, ['positions']],
+  ['ropeCache', 'M-RoPE positions of another length', (a) => Object.assign(a.options, { mropeSection: [2, 1, 1], positions: i32(15) }), RangeError, ['positions']],
+  ['ropeCache', 'rope2d with a rotaryDim not a multiple of 4', (a) => Object.assign(a.options, { rotaryDim: 6, rope2d: 'pixtral', grid: { height: 2, width: 2 }, out: undefined }), RangeError, ['rotaryDim', 'multiple of 4']],
+  ['ropeCache', 'rope2d with a scaling', (a) => Object.assign(a.options, { rope2d: 'axial', grid: { height: 2, width: 2 }, scaling: { type: 'linear', factor: 2 } }), RangeError, ['scaling']],
+  ['ropeCache', 'rope2d with grid and positions', (a) => Object.assign(a.options, { rope2d: 'axial', grid: { height: 2, width: 2 }, positions: i32(8), length: undefined }), RangeError, ['grid', 'positions']],
+  ['ropeCache', 'rope2d with offset', (a) => Object.assign(a.options, { rope2d: 'axial', grid: { height: 2, width: 2 }, offset: 3 }), RangeError, ['offset']],
+  ['ropeCache', 'grid without rope2d', (a) => Object.assign(a.options, { grid: { height: 2, width: 2 } }), RangeError, ['grid', 'rope2d']],
+  ['ropeCache', 'mropeSection and rope2d', (a) => Object.assign(a.options, { mropeSection: [2, 1, 1], rope2d: 'pixtral', positions: i32(12), length: undefined }), RangeError, ['mropeSection', 'rope2d']],
+  ['ropeCache', 'a grid of another length', (a) => Object.assign(a.options, { rope2d: 'pixtral', grid: { height: 2, width: 3 } }), RangeError, ['length', 'grid.height * grid.width = 6']],
+  ['applyRope', 'a grid that is not the patches of x', (a) => Object.assign(a.options, { rope2d: 'pixtral', grid: { height: 2, width: 2 } }), RangeError, ['grid.height * grid.width']],
+  ['applyRope', 'M-RoPE positions of another length', (a) => Object.assign(a.options, { mropeSection: [2, 1, 1], positions: i32(8) }), RangeError, ['positions', '3 * seq = 9']],
+  ['applyRope', 'M-RoPE positions inside x', (a) => { a.options.mropeSection = [2, 1, 1]; a.options.positions = new Int32Array(a.x.buffer, 0, 9); }, RangeError, ['positions']],
+  ['ropeFrequencies', 'mropeSection and rope2d', (a) => Object.assign(a.options, { mropeSection: [2, 1, 1], rope2d: 'axial' }), RangeError, ['not both']],
+  ['mropePositions', 'temporal positions past int32', (a) => { a.options.spans = [{ video: { t: 3, h: 2, w: 2, secondsPerGrid: 1e9 } }]; a.options.tokensPerSecond = 100; a.options.out = undefined; }, RangeError, ['int32']],
+  ['mropePositions', 'text past int32', (a) => { a.options.spans = [{ text: I32 }, { text: 2 }]; a.options.out = undefined; }, RangeError, ['3 * seq']],
+  ['ropeFromConfig', 'mrope_section that does not add up', (a) => { a.config.rope_scaling = { type: 'mrope', mrope_section: [16, 16, 16] }; }, RangeError, ['mrope_section']],
+  ['ropeFromConfig', "rope_type 'mrope' without mrope_section", (a) => { a.config.rope_scaling = { type: 'mrope' }; }, TypeError, ['mrope_section']],
+  ['ropeFromConfig', 'interleaved M-RoPE (Qwen3-VL)', (a) => { a.config.rope_scaling = { rope_type: 'default', mrope_section: [8, 12, 12], mrope_interleaved: true }; }, RangeError, ['mrope_interleaved']],
   ['ropePermuteWeights', 'out is w', (a) => { a.options.out = a.w; }, RangeError, ['out']],
   ['ropePermuteWeights', 'out overlaps w', (a) => { const s = f32(60); a.w = s.subarray(0, 48); a.options.out = s.subarray(12); }, RangeError, ['out']],
   ['alibiBias', 'queryOffset + queryLength - 1 past int32', (a) => Object.assign(a.options, { queryOffset: I32, out: undefined }), RangeError, ['queryOffset']],

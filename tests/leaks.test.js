@@ -73,6 +73,20 @@ const ops = [
   ['fail: t5Bias', () => posenc.t5Bias({ heads: 4, queryLength: 2, weights: WEIGHTS.subarray(1) })],
   ['debertaBuckets', (r) => posenc.debertaBuckets({ queryLength: r(8), keyLength: r(300) })],
   ['transformerXLEmbedding', (r) => posenc.transformerXLEmbedding({ keyLength: r(10), dModel: 2 * (1 + r(8)), clampLength: r(5) })],
+  ['mropePositions', (r) => posenc.mropePositions({ spans: [{ text: r(8) }, { image: [1 + r(2), 2 * (1 + r(3)), 2 * (1 + r(3))] }, { text: r(4) }, { video: { t: 1 + r(4), h: 2, w: 4, secondsPerGrid: r(3) / 2 } }], tokensPerSecond: r(3) })],
+  ['fail: mropePositions', (r) => posenc.mropePositions({ spans: [[{ image: [1, 3, 4] }], [{ text: -1 }], [{ audio: 2 }]][r(3)] })],
+  ['fail: mropePositions (rejected by C)', () => posenc.mropePositions({ spans: [{ video: { t: 3, h: 2, w: 2, secondsPerGrid: 1e9 } }], tokensPerSecond: 100 })],
+  ['applyRope with mropeSection', (r) => {
+    const seq = 1 + r(6);
+    posenc.applyRope(new Float32Array(seq * 16).fill(1), { heads: 1, headDim: 16, mropeSection: [2, 3, 3], positions: Int32Array.from({ length: 3 * seq }, () => r(50)), precision: r(2) ? 'float32' : 'float64' });
+  }],
+  ['ropeCache with rope2d', (r) => posenc.ropeCache({ rotaryDim: 8, rope2d: ['pixtral', 'axial'][r(2)], grid: { height: r(5), width: r(5) } })],
+  ['fail: applyRope with rope2d', (r) => posenc.applyRope(new Float32Array(16), { heads: 1, headDim: 8, rope2d: 'pixtral', grid: { height: 1 + r(3), width: 3 } })],
+  ['sinusoidal2d', (r) => posenc.sinusoidal2d({ height: r(6), width: r(6), dModel: 4 * (1 + r(4)), clsToken: r(2) === 1, baseSize: r(2) ? 4 : undefined })],
+  ['fail: sinusoidal2d', (r) => posenc.sinusoidal2d({ height: 2, width: 2, dModel: [6, 0, 8.5, '8'][r(4)] })],
+  ['timestepEmbedding', (r) => posenc.timestepEmbedding({ timesteps: Float64Array.from({ length: r(6) }, () => r(1000) / 7), dim: 1 + r(40), downscaleFreqShift: 0, flipSinToCos: r(2) === 1 })],
+  // fails in C, after posenc has staged its buffers: the error path frees them too
+  ['fail: timestepEmbedding (rejected by C)', () => posenc.timestepEmbedding({ timesteps: [1e300], dim: 8, scale: 1e10 })],
   ['fail: allocate', () => posenc.allocate('float32', 0)],
   ['fail: a freed WasmArray as out', () => {
     const wa = posenc.allocate('float32', 8);
@@ -133,6 +147,10 @@ test('a freed WasmArray raises an error wherever it is used; free() twice too', 
     () => posenc.t5Bias({ heads: 1, queryLength: 4, weights: new Float32Array(32), out: wa }),
     () => posenc.debertaBuckets({ queryLength: 2, keyLength: 2, out: ints }),
     () => posenc.transformerXLEmbedding({ keyLength: 4, dModel: 4, out: wa }),
+    () => posenc.sinusoidal2d({ height: 1, width: 1, dModel: 16, out: wa }),
+    () => posenc.timestepEmbedding({ timesteps: [1, 2], dim: 8, out: wa }),
+    () => posenc.mropePositions({ spans: [{ text: 2 }], out: ints }),
+    () => posenc.ropeCache({ rotaryDim: 8, mropeSection: [2, 1, 1], positions: ints }),
     () => posenc.relativePositions({ queryLength: 2, keyLength: 2, out: ints }),
   ];
   const before = posenc.memoryStats();
@@ -187,6 +205,10 @@ test('results are never views of wasm memory: they survive memory growth intact'
     posenc.t5Bias({ heads: 1, queryLength: 3, weights: new Float32Array(32).fill(2) }),
     posenc.debertaBuckets({ queryLength: 3 }),
     posenc.transformerXLEmbedding({ keyLength: 3, dModel: 4 }),
+    posenc.sinusoidal2d({ height: 2, width: 3, dModel: 8, clsToken: true }),
+    posenc.timestepEmbedding({ timesteps: [0.5, 999], dim: 9 }),
+    posenc.mropePositions({ spans: [{ text: 2 }, { image: [1, 2, 2] }] }),
+    ...Object.values(posenc.ropeCache({ rotaryDim: 8, rope2d: 'axial', grid: { height: 2, width: 3 } })),
   ];
   const copies = results.map((a) => Array.from(a));
   const memory = wasmBuffer();

@@ -95,6 +95,33 @@ describe('sin^2 + cos^2 = 1 for every pair', () => {
     });
   });
 
+  test('sinusoidal2d: both axes, any grid, base, cls row and diffusers scaling', () => {
+    check(200, [fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 12 }), fc.integer({ min: 1, max: 10 }), base, fc.boolean(), fc.option(fc.double({ min: 0.5, max: 64, noNaN: true })), fc.double({ min: 0.1, max: 8, noNaN: true })], (height, width, quarter, b, clsToken, baseSize, interpolationScale) => {
+      const d = 4 * quarter;
+      const t = posenc.sinusoidal2d({ height, width, dModel: d, base: b, clsToken, baseSize: baseSize ?? undefined, interpolationScale });
+      const first = clsToken ? d : 0;
+      if (clsToken && t.subarray(0, d).some((v) => v !== 0)) return false;
+      return maxDiff(height * width * 2 * quarter, (i) => {
+        const r = Math.floor(i / (2 * quarter)), j = i % (2 * quarter), axis = Math.floor(j / quarter), k = j % quarter;
+        const at = first + r * d + axis * 2 * quarter + k;
+        return t[at] ** 2 + t[at + quarter] ** 2 - 1;
+      }) <= 2 ** -21;
+    });
+  });
+
+  test('timestepEmbedding: real timesteps, every option', () => {
+    const timestep = fc.oneof(fc.integer({ min: 0, max: 1000 }), fc.double({ min: -2000, max: 2000, noNaN: true }));
+    check(200, [fc.array(timestep, { maxLength: 10 }), fc.integer({ min: 1, max: 40 }), fc.boolean(), fc.constantFrom(0, 1, 0.5, -3), fc.double({ min: -1000, max: 1000, noNaN: true })], (timesteps, dim, flipSinToCos, downscaleFreqShift, scale) => {
+      const half = Math.floor(dim / 2);
+      if (half > 0 && half === downscaleFreqShift) return true;
+      const e = posenc.timestepEmbedding({ timesteps, dim, flipSinToCos, downscaleFreqShift, scale });
+      return maxDiff(timesteps.length * half, (i) => {
+        const r = Math.floor(i / half), k = i % half;
+        return e[r * dim + k] ** 2 + e[r * dim + half + k] ** 2 - 1;
+      }) <= 2 ** -21 && (dim % 2 === 0 || timesteps.every((_, r) => e[r * dim + dim - 1] === 0));
+    });
+  });
+
   test('transformerXLEmbedding: [sin | cos] pairs, with and without clamping', () => {
     check(150, [fc.integer({ min: 0, max: 40 }), fc.integer({ min: 1, max: 24 }), fc.integer({ min: 0, max: 50 })], (keyLength, half, clampLength) => {
       const d = 2 * half;
@@ -150,6 +177,34 @@ describe('shifting the first position equals slicing a longer table', () => {
         if (!same(a.subarray(h * plane, (h + 1) * plane), b.subarray(h * longPlane + k * keyLength, (h + 1) * longPlane))) return false;
       }
       return same(t, u.subarray(k * keyLength));
+    });
+  });
+
+  test('sinusoidal2d: a patch does not depend on the grid around it (no baseSize); the cls row only shifts rows', () => {
+    check(150, [fc.integer({ min: 1, max: 10 }), fc.integer({ min: 1, max: 10 }), fc.integer({ min: 0, max: 6 }), fc.integer({ min: 0, max: 6 }), fc.integer({ min: 1, max: 8 }), base], (height, width, dh, dw, quarter, b) => {
+      const d = 4 * quarter;
+      const small = posenc.sinusoidal2d({ height, width, dModel: d, base: b });
+      const large = posenc.sinusoidal2d({ height: height + dh, width: width + dw, dModel: d, base: b, clsToken: true });
+      for (let y = 0; y < height; y++) {
+        for (let x = 0; x < width; x++) {
+          const a = small.subarray((y * width + x) * d, (y * width + x + 1) * d);
+          const at = (1 + y * (width + dw) + x) * d;
+          if (maxDiff(d, (k) => a[k] - large[at + k]) > 2 * EPS23) return false;
+        }
+      }
+      return true;
+    });
+  });
+
+  test('timestepEmbedding: rows are independent (a list is its timesteps one by one, a run of integers included)', () => {
+    check(150, [fc.array(fc.oneof(fc.integer({ min: -500, max: 1500 }), fc.double({ min: -10, max: 1000, noNaN: true })), { minLength: 1, maxLength: 8 }), fc.integer({ min: 0, max: 40 }), fc.integer({ min: 2, max: 48 }), fc.boolean()], (list, run, dim, flipSinToCos) => {
+      const timesteps = [...list, ...Array.from({ length: run }, (_, i) => 100 + i)];
+      const options = { dim, flipSinToCos, downscaleFreqShift: 0 };
+      const all = posenc.timestepEmbedding({ ...options, timesteps });
+      return timesteps.every((t, r) => {
+        const one = posenc.timestepEmbedding({ ...options, timesteps: [t] });
+        return maxDiff(dim, (k) => one[k] - all[r * dim + k]) <= 2 * EPS23;
+      });
     });
   });
 
@@ -303,12 +358,66 @@ describe('biases and buckets', () => {
   });
 });
 
+// ------------------------------------------------------------------ M-RoPE and 2-D RoPE
+
+describe('RoPE over several position axes', () => {
+  const position = fc.integer({ min: -3000, max: 100000 });
+  /** Sections of half pairs among 3 axes. */
+  const sectionsOf = (half, a, b) => {
+    const s0 = a % (half + 1), s1 = b % (half - s0 + 1);
+    return [s0, s1, half - s0 - s1];
+  };
+
+  test('M-RoPE with all three axes at the same positions is plain RoPE bit for bit', () => {
+    check(150, [fc.integer({ min: 1, max: 12 }), fc.nat(), fc.nat(), fc.array(position, { minLength: 1, maxLength: 12 }), fc.integer({ min: 1, max: 3 }), fc.constantFrom('half', 'interleaved'), fc.constantFrom('float64', 'float32'), unitScaling], (half, a, b, list, heads, layout, precision, scaling) => {
+      const rotaryDim = dimFor(scaling, half);
+      const mropeSection = sectionsOf(rotaryDim / 2, a, b);
+      const positions = Int32Array.from(list);
+      const three = Int32Array.from([...list, ...list, ...list]);
+      const x = Float32Array.from({ length: list.length * heads * rotaryDim }, (_, i) => Math.sin(a + 0.7 * i));
+      const opts = { heads, headDim: rotaryDim, layout, precision, scaling };
+      const plain = posenc.applyRope(x.slice(), { ...opts, positions });
+      const multi = posenc.applyRope(x.slice(), { ...opts, positions: three, mropeSection });
+      const c1 = posenc.ropeCache({ rotaryDim, positions, precision, scaling });
+      const c2 = posenc.ropeCache({ rotaryDim, positions: three, mropeSection, precision, scaling });
+      return same(plain, multi) && same(c1.cos, c2.cos) && same(c1.sin, c2.sin);
+    });
+  });
+
+  test('each pair of an M-RoPE cache is the plain cache of its own axis', () => {
+    check(150, [fc.integer({ min: 1, max: 10 }), fc.nat(), fc.nat(), fc.array(fc.tuple(position, position, position), { minLength: 1, maxLength: 10 })], (half, a, b, rows) => {
+      const rotaryDim = 2 * half;
+      const mropeSection = sectionsOf(half, a, b);
+      const axes = [0, 1, 2].map((i) => Int32Array.from(rows, (r) => r[i]));
+      const m = posenc.ropeCache({ rotaryDim, mropeSection, positions: Int32Array.from([...axes[0], ...axes[1], ...axes[2]]) });
+      const plain = axes.map((positions) => posenc.ropeCache({ rotaryDim, positions }));
+      const axisOf = (k) => (k < mropeSection[0] ? 0 : k < mropeSection[0] + mropeSection[1] ? 1 : 2);
+      return maxDiff(m.cos.length, (i) => m.cos[i] - plain[axisOf(i % half)].cos[i]) <= 2 * EPS23 &&
+        maxDiff(m.sin.length, (i) => m.sin[i] - plain[axisOf(i % half)].sin[i]) <= 2 * EPS23;
+    });
+  });
+
+  test('2-D RoPE: <R(y, x) q, R(y\', x\') k> depends only on (y - y\', x - x\'), both forms', () => {
+    const coord = fc.integer({ min: 0, max: 5000 });
+    check(150, [fc.integer({ min: 1, max: 6 }).map((q) => 4 * q), coord, coord, fc.integer({ min: -40, max: 40 }), fc.integer({ min: -40, max: 40 }), fc.constantFrom('pixtral', 'axial'), values(24), values(24)], (headDim, y, x, dy, dx, rope2d, qv, kv) => {
+      if (y - dy < 0 || x - dx < 0) return true;
+      const q = qv.subarray(0, headDim), k = kv.subarray(0, headDim);
+      const at = (v, py, px) => posenc.applyRope(Float32Array.from(v), { heads: 1, headDim, rope2d, positions: Int32Array.from([py, px]) });
+      const far = dot(at(q, y, x), at(k, y - dy, x - dx));
+      const near = dot(at(q, dy, dx), k);
+      return Math.abs(far - near) <= 2 ** -18 * headDim * 4;
+    });
+  });
+});
+
 // ------------------------------------------------------------------ out, zero-copy, copying
 
 describe('identical results with and without out, through zero-copy and copying paths', () => {
   // [name, arbitrary of options, call(options, out), element type, length(options)]
   const calls = [
     ['sinusoidal', fc.record({ length: fc.integer({ min: 0, max: 20 }), dModel: fc.integer({ min: 4, max: 24 }), offset: start(), layout: fc.constantFrom(...LAYOUTS) }), (o, out) => posenc.sinusoidal({ ...o, out }), 'float32', (o) => o.length * o.dModel],
+    ['sinusoidal2d', fc.record({ height: fc.integer({ min: 0, max: 8 }), width: fc.integer({ min: 0, max: 8 }), dModel: fc.integer({ min: 1, max: 6 }).map((q) => 4 * q), clsToken: fc.boolean() }), (o, out) => posenc.sinusoidal2d({ ...o, out }), 'float32', (o) => ((o.clsToken ? 1 : 0) + o.height * o.width) * o.dModel],
+    ['timestepEmbedding', fc.record({ timesteps: fc.array(fc.double({ min: -1000, max: 1000, noNaN: true }), { maxLength: 8 }), dim: fc.integer({ min: 4, max: 24 }), flipSinToCos: fc.boolean() }), (o, out) => posenc.timestepEmbedding({ ...o, out }), 'float32', (o) => o.timesteps.length * o.dim],
     ['relativePositions', fc.record({ queryLength: fc.integer({ min: 0, max: 12 }), keyLength: fc.integer({ min: 0, max: 12 }), shift: fc.integer({ min: -1e6, max: 1e6 }) }), (o, out) => posenc.relativePositions({ ...o, out }), 'int32', (o) => o.queryLength * o.keyLength],
     ['alibiBias', fc.record({ heads: fc.integer({ min: 1, max: 6 }), queryLength: fc.integer({ min: 0, max: 10 }), keyLength: fc.integer({ min: 0, max: 10 }), causal: fc.boolean() }), (o, out) => posenc.alibiBias({ ...o, out }), 'float32', (o) => o.heads * o.queryLength * o.keyLength],
     ['t5Buckets', fc.record({ queryLength: fc.integer({ min: 0, max: 10 }), keyLength: fc.integer({ min: 0, max: 200 }), queryOffset: fc.integer({ min: 0, max: 500 }) }), (o, out) => posenc.t5Buckets({ ...o, out }), 'int32', (o) => o.queryLength * o.keyLength],

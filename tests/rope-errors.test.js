@@ -205,7 +205,9 @@ describe('ropeFromConfig', () => {
     ['config null', null, TypeError, 'config'],
     ['config an array', [], TypeError, 'config'],
     ['rope_scaling a string', { ...base, rope_scaling: 'linear' }, TypeError, 'config.rope_scaling'],
-    ['unknown rope_type', { ...base, rope_scaling: { rope_type: 'mrope' } }, RangeError, 'config.rope_scaling.rope_type'],
+    ['unknown rope_type', { ...base, rope_scaling: { rope_type: 'xpos' } }, RangeError, 'config.rope_scaling.rope_type'],
+    // 'mrope' is Qwen2-VL's: known, with its mrope_section
+    ["rope_type 'mrope' without mrope_section", { ...base, rope_scaling: { rope_type: 'mrope' } }, TypeError, 'config.rope_scaling.mrope_section'],
     ['linear without factor', { ...base, rope_scaling: { type: 'linear' } }, TypeError, 'config.rope_scaling.factor'],
     ['llama3 low == high', { ...base, rope_scaling: { rope_type: 'llama3', factor: 8, low_freq_factor: 2, high_freq_factor: 2, original_max_position_embeddings: 1024 } }, RangeError, 'config.rope_scaling.high_freq_factor'],
     ['attention_factor 0', { ...base, rope_scaling: { rope_type: 'yarn', factor: 4, attention_factor: 0 } }, RangeError, 'config.rope_scaling.attention_factor'],

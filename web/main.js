@@ -13,10 +13,12 @@ import similarity from './views/similarity.js';
 import t5 from './views/t5.js';
 import deberta from './views/deberta.js';
 import rope from './views/rope.js';
+import grid2d from './views/grid2d.js';
+import mrope from './views/mrope.js';
 import alibi from './views/alibi.js';
 import encoder from './views/encoder.js';
 
-const VIEWS = [table, curves, notebook, relative, t5, deberta, similarity, rope, alibi, encoder];
+const VIEWS = [table, curves, notebook, relative, t5, deberta, similarity, rope, grid2d, mrope, alibi, encoder];
 
 const status = document.getElementById('status');
 

@@ -17,6 +17,7 @@ export function mountView(el, view, s, posenc, { request, changed }) {
   let size = null;
   let refreshReadout = () => {};
   let draws = 0;
+  let syncControls = () => {};
 
   const showError = (message) => {
     errorBox.hidden = !message;
@@ -61,7 +62,14 @@ export function mountView(el, view, s, posenc, { request, changed }) {
     // a name for screen readers: the view's heading; the read-out line describes the cell
     canvas.setAttribute('role', 'img');
     canvas.setAttribute('aria-label', `${own(el, 'h2, h3')[0]?.textContent.replace(/^\d+\s*/, '').trim() ?? view.id}: picture`);
-    refreshReadout = attachReadout(canvas, overlay, readout, () => ({ figure, size }));
+    // a figure with follow(cursor) redraws around the cell under the cursor (views/grid2d.js)
+    refreshReadout = attachReadout(canvas, overlay, readout, () => ({ figure, size }), (cursor) => {
+      if (figure?.follow?.(cursor)) {
+        syncControls();
+        changed();
+        request(m);
+      }
+    });
     // Redraw when the canvas's displayed width changes (rotation, window resize).
     let lastWidth = canvas.clientWidth;
     new ResizeObserver(() => {
@@ -84,7 +92,7 @@ export function mountView(el, view, s, posenc, { request, changed }) {
     });
   }
 
-  bindControls(el, view, s, {
+  syncControls = bindControls(el, view, s, {
     onChange: () => {
       changed();
       request(m);

@@ -10,10 +10,10 @@ export const HINT = 'Hover the picture, or focus it and use the arrow keys (Shif
 
 /**
  * Attaches the read-out to canvas. current() returns { figure, size } of
- * the last drawing (figure: what the view's draw returned). Returns
- * refresh(): call after every redraw.
+ * the last drawing (figure: what the view's draw returned); onCursor(cursor)
+ * hears every cell the cursor shows. Returns refresh(): call after every redraw.
  */
-export function attachReadout(canvas, overlay, readout, current) {
+export function attachReadout(canvas, overlay, readout, current, onCursor = () => {}) {
   let cursor = null;
   const isGrid = (figure) => figure.rows !== undefined;
   const positions = () => Number(canvas.dataset.xMax) + 1;
@@ -49,6 +49,7 @@ export function attachReadout(canvas, overlay, readout, current) {
       line(plot.x + (x0 + x1) / 2, plot.y, plot.x + (x0 + x1) / 2, plot.y + plot.h, 0.35);
       o.strokeRect(plot.x + x0 - 1, plot.y + y0 - 1, x1 - x0 + 2, y1 - y0 + 2);
       readout.textContent = figure.describe(cursor.row, cursor.col, cursor);
+      onCursor(cursor);
     } else {
       const x = figure.xAt(cursor.row) * size.dpr;
       line(x, plot.y, x, plot.y + plot.h, 0.5);

@@ -99,6 +99,37 @@ export const COMMANDS = {
       return computed(data, [data.length], 'float64');
     },
   },
+  'sinusoidal-2d': {
+    summary: "the 2-D sine-cosine table of ViTs, MAE and DiT [(cls) + height * width][d-model]; first half x, the column",
+    calls: 'sinusoidal2d',
+    flags: {
+      height: flag('height', 'number', 'patch rows of the grid (required)'),
+      width: flag('width', 'number', 'patch columns of the grid (required)'),
+      'd-model': flag('dModel', 'number', 'columns (features), a multiple of 4 (required)'),
+      base: flag('base', 'number', 'frequency base (default 10000)'),
+      'cls-token': flag('clsToken', 'bool', "a first row of zeros for the cls token (MAE's cls_token=True); default false"),
+      'base-size': flag('baseSize', 'number', "diffusers' base_size: coordinates x / (width / base-size) / interpolation-scale"),
+      'interpolation-scale': flag('interpolationScale', 'number', "diffusers' interpolation_scale (default 1)"),
+    },
+    run: (posenc, o) =>
+      computed(posenc.sinusoidal2d(o), [(o.clsToken ? 1 : 0) + o.height * o.width, o.dModel], 'float32'),
+  },
+  timestep: {
+    summary: "diffusers' timestep embedding [timesteps][dim]: [sin | cos] of real timesteps",
+    calls: 'timestepEmbedding',
+    flags: {
+      timesteps: flag('timesteps', 'list', 'the timesteps, comma-separated (fractional ones too): 0,500.5,999 (required)'),
+      dim: flag('dim', 'number', 'columns; an odd dim ends on a zero column (required)'),
+      'flip-sin-to-cos': flag('flipSinToCos', 'bool', "[cos | sin] (Stable Diffusion's UNets, DiT); default false"),
+      'downscale-freq-shift': flag('downscaleFreqShift', 'number', 'w_k = exp(-ln(max-period) k / (dim/2 - shift)); default 1 (SD, DiT: 0)'),
+      scale: flag('scale', 'number', 'angles scale * t * w_k (default 1)'),
+      'max-period': flag('maxPeriod', 'number', 'default 10000'),
+    },
+    run: (posenc, o) => {
+      const data = posenc.timestepEmbedding(o);
+      return computed(data, [data.length / o.dim, o.dim], 'float32');
+    },
+  },
   relative: {
     summary: 'relative positions j - i + shift [query-length][key-length] (int32)',
     calls: 'relativePositions',
@@ -122,9 +153,20 @@ export const COMMANDS = {
       offset: flag('offset', 'number', 'position of row 0 (default 0)'),
       ...ROPE,
       precision: flag('precision', 'string', "'float64' angles (default) or 'float32' (the float32 recipe)"),
+      rope2d: flag('rope2d', 'string', "2-D RoPE of a patch grid: 'pixtral' or 'axial' (the Qwen2-VL vision encoder); needs --grid"),
+      grid: flag('grid', 'json', `with --rope2d: the patch grid as JSON, e.g. '{"height":16,"width":24}' (rows = patches, row-major)`),
     },
     run: (posenc, o) => {
       const options = ropeOptions(posenc, o);
+      if (options.rope2d !== undefined) {
+        // a patch grid's rows are not a run of positions: computed whole
+        const { cos, sin } = posenc.ropeCache(options);
+        const data = new Float32Array(cos.length * 2);
+        data.set(cos);
+        data.set(sin, cos.length);
+        const half = options.rotaryDim / 2;
+        return computed(data, [2, cos.length / half, half], 'float32');
+      }
       // rows computed apart must see the whole table's sequence length (HF's
       // dynamic and LongRoPE scaling read it: max position + 1)
       const { scaling } = options;
@@ -146,6 +188,19 @@ export const COMMANDS = {
         dtype: 'float32',
         chunk: CHUNK,
       });
+    },
+  },
+  'mrope-positions': {
+    summary: "M-RoPE positions [3][seq] (temporal, height, width) of text and image / video spans, as Qwen2-VL's get_rope_index (int32)",
+    calls: 'mropePositions',
+    flags: {
+      spans: flag('spans', 'json', `the spans as JSON, e.g. '[{"text":12},{"image":[1,28,42]},{"text":5}]' (required)`),
+      'spatial-merge-size': flag('spatialMergeSize', 'number', 'the merger joins m x m patches (default 2)'),
+      'tokens-per-second': flag('tokensPerSecond', 'number', "Qwen2.5-VL's temporal spacing of video frames (default 0: Qwen2-VL)"),
+    },
+    run: (posenc, o) => {
+      const data = posenc.mropePositions(o);
+      return computed(data, [3, data.length / 3], 'int32');
     },
   },
   'alibi-slopes': {

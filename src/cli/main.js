@@ -73,6 +73,11 @@ const isBoolean = (text) => has(BOOLEANS, text.toLowerCase());
 function readValue(name, kind, text) {
   if (kind === 'number') return NUMBER.test(text) ? Number(text) : text;
   if (kind === 'bool') return isBoolean(text) ? BOOLEANS[text.toLowerCase()] : text;
+  // a list of numbers: 0,500.5,999 (or a JSON array); entries that are not numbers go as text
+  if (kind === 'list') {
+    if (text.trim().startsWith('[')) return readValue(name, 'json', text);
+    return text.trim() === '' ? [] : text.split(',').map((item) => readValue(name, 'number', item.trim()));
+  }
   if (kind === 'json') {
     try {
       return JSON.parse(text);

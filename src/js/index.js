@@ -2,10 +2,13 @@
 export { init, isReady, simdSupported, wasmBuild } from './wasm.js';
 export { allocate, memoryStats, WasmArray } from './heap.js';
 export { sinusoidal, sinusoidalFrequencies, addSinusoidal, LAYOUTS } from './sinusoidal.js';
+export { sinusoidal2d } from './sinusoidal2d.js';
+export { timestepEmbedding } from './timestep.js';
 export { relativePositions } from './relative.js';
 export {
-  ropeFrequencies, ropeFromConfig, ropeCache, applyRope, ropePermuteWeights, ROPE_TYPES, ROPE_LAYOUTS,
+  ropeFrequencies, ropeFromConfig, ropeCache, applyRope, ropePermuteWeights, ROPE_TYPES, ROPE_LAYOUTS, ROPE_2D,
 } from './rope.js';
+export { mropePositions } from './mrope.js';
 export { alibiSlopes, alibiBias } from './alibi.js';
 export { t5Buckets, t5Bias, debertaBuckets } from './buckets.js';
 export { transformerXLEmbedding } from './transformer_xl.js';

@@ -115,6 +115,54 @@ export interface AddSinusoidalOptions extends TableOptions {
 /** Adds the table to x in place and returns x. */
 export function addSinusoidal<X extends Float32Target>(x: X, options: AddSinusoidalOptions): X;
 
+// ---------------------------------------------------------------- images and diffusion
+// Formulas, sources and layouts: include/posenc.h (posenc_sinusoidal_2d, posenc_timestep_embedding).
+
+export interface Sinusoidal2dOptions<Out extends Float32Target = Float32Array> {
+  /** patch rows of the grid, 0 .. 2^31-1 */
+  height: number;
+  /** patch columns of the grid, 0 .. 2^31-1 */
+  width: number;
+  /** a multiple of 4: [sin x | cos x | sin y | cos y], dModel/4 frequencies base^(-k/(dModel/4)) */
+  dModel: number;
+  /** > 1; default 10000 */
+  base?: number;
+  /** a first row of zeros for the cls token (MAE); default false */
+  clsToken?: boolean;
+  /** diffusers' base_size: coordinates x / (width / baseSize) / interpolationScale; default none (integer coordinates) */
+  baseSize?: number;
+  /** diffusers' interpolation_scale, > 0; default 1 */
+  interpolationScale?: number;
+  /** (clsToken ? 1 : 0) + height * width rows of dModel elements */
+  out?: Out;
+}
+/**
+ * MAE's get_2d_sincos_pos_embed (also DiT's and diffusers'): [(clsToken ? 1 : 0) + height * width][dModel].
+ * Patch (y, x) is row (clsToken ? 1 : 0) + y * width + x; NOTE the first half holds x, the column.
+ */
+export function sinusoidal2d(options: Sinusoidal2dOptions<Float32Array>): Float32Array;
+export function sinusoidal2d<Out extends Float32Target>(options: Sinusoidal2dOptions<Out> & { out: Out }): Out;
+
+export interface TimestepEmbeddingOptions<Out extends Float32Target = Float32Array> {
+  /** real timesteps (fractional ones too), finite */
+  timesteps: Float32Array | Float64Array | readonly number[];
+  /** >= 1; half = floor(dim / 2) sines and cosines, a zero column when odd */
+  dim: number;
+  /** [cos | sin] instead of [sin | cos]; default false (Stable Diffusion's UNets and DiT: true) */
+  flipSinToCos?: boolean;
+  /** w_k = exp(-ln(maxPeriod) k / (half - downscaleFreqShift)); default 1 (SD's UNets and DiT: 0) */
+  downscaleFreqShift?: number;
+  /** angles scale * t * w_k; default 1 */
+  scale?: number;
+  /** > 0; default 10000 */
+  maxPeriod?: number;
+  /** timesteps.length * dim elements */
+  out?: Out;
+}
+/** diffusers' get_timestep_embedding: [timesteps.length][dim]. */
+export function timestepEmbedding(options: TimestepEmbeddingOptions<Float32Array>): Float32Array;
+export function timestepEmbedding<Out extends Float32Target>(options: TimestepEmbeddingOptions<Out> & { out: Out }): Out;
+
 export interface RelativePositionsOptions<Out extends Int32Target = Int32Array> {
   queryLength: number;
   /** default queryLength */
@@ -181,6 +229,14 @@ export type RopeScaling =
       seqLength?: number;
     };
 
+/**
+ * 2-D RoPE of vision encoders (patch row y on the first rotaryDim / 4 pairs, column x on the rest):
+ * 'pixtral'  HF PixtralRotaryEmbedding: the even frequencies rotate by the row, the odd ones by the column
+ * 'axial'    the Qwen2-VL / Qwen2.5-VL vision encoder (VisionRotaryEmbedding): both axes base^(-4k/rotaryDim)
+ */
+export type Rope2d = 'pixtral' | 'axial';
+export const ROPE_2D: readonly Rope2d[];
+
 export interface RopeFrequencyOptions {
   /** even, >= 2 (>= 4 for 'dynamic') */
   rotaryDim: number;
@@ -188,19 +244,62 @@ export interface RopeFrequencyOptions {
   base?: number;
   /** default: no scaling */
   scaling?: RopeScaling | null;
+  /**
+   * M-RoPE (Qwen2-VL, Qwen2.5-VL): [temporal, height, width] pairs, adding up to rotaryDim / 2;
+   * ropeCache and applyRope then take positions [3][seq] (mropePositions)
+   */
+  mropeSection?: readonly [number, number, number];
 }
-/** Inverse frequencies (rotaryDim / 2 values, radians per position) and the attention factor folded into cos/sin. */
-export function ropeFrequencies(options: RopeFrequencyOptions): { invFreq: Float64Array; attentionFactor: number };
+/**
+ * Inverse frequencies (rotaryDim / 2 values, radians per position) and the attention factor folded into cos/sin;
+ * with rope2d, in the order its pairs use them ([row | column]).
+ */
+export function ropeFrequencies(options: RopeFrequencyOptions & { rope2d?: Rope2d }): { invFreq: Float64Array; attentionFactor: number };
 
-/** The options of a Hugging Face config.json: spread them into ropeFrequencies, ropeCache or applyRope. */
+/**
+ * The options of a Hugging Face config.json (mrope_section included): spread them into ropeFrequencies,
+ * ropeCache or applyRope.
+ */
 export function ropeFromConfig(config: Record<string, unknown>, options?: { layerType?: string }): RopeFrequencyOptions;
 
-export interface RopeCacheOptions extends RopeFrequencyOptions {
-  /** rows; default positions.length */
+/** The patch grid of 2-D RoPE: patches in row-major order (Pixtral's position_ids_in_meshgrid). */
+export interface PatchGrid {
+  height: number;
+  width: number;
+}
+/** Several position axes: M-RoPE (mropeSection, positions [3][rows]) or 2-D RoPE (rope2d, grid or positions [2][rows]). */
+export interface RopeAxesOptions {
+  /** 2-D RoPE: 'pixtral' or 'axial'; needs grid or positions [2][patches] (rows, then columns), no scaling, rotaryDim % 4 = 0 */
+  rope2d?: Rope2d;
+  /** with rope2d: the positions of row-major patches */
+  grid?: PatchGrid;
+}
+
+/** One span of mropePositions: text tokens, or an image / video grid (image_grid_thw, before the 2 x 2 merger). */
+export type MropeSpan =
+  | { text: number }
+  | { image: { t: number; h: number; w: number } | readonly [number, number, number] }
+  | { video: { t: number; h: number; w: number; secondsPerGrid?: number } | readonly [number, number, number] };
+export interface MropePositionsOptions<Out extends Int32Target = Int32Array> {
+  /** e.g. [{ text: 12 }, { image: { t: 1, h: 28, w: 42 } }, { text: 5 }]; text spans count the vision start/end tokens */
+  spans: readonly MropeSpan[];
+  /** the merger's m (grids shrink by m x m); default 2 */
+  spatialMergeSize?: number;
+  /** Qwen2.5-VL's vision_config.tokens_per_second (temporal spacing of video frames); default 0: Qwen2-VL */
+  tokensPerSecond?: number;
+  /** 3 * seq elements */
+  out?: Out;
+}
+/** HF get_rope_index's M-RoPE positions [3][seq] (temporal, height, width) of text and image / video spans. */
+export function mropePositions(options: MropePositionsOptions<Int32Array>): Int32Array;
+export function mropePositions<Out extends Int32Target>(options: MropePositionsOptions<Out> & { out: Out }): Out;
+
+export interface RopeCacheOptions extends RopeFrequencyOptions, RopeAxesOptions {
+  /** rows; default positions.length (divided by the axes) */
   length?: number;
   /** position of row 0 (int32), default 0; excludes positions */
   offset?: number;
-  /** one absolute position per row */
+  /** one absolute position per row; [3][length] with mropeSection, [2][length] with rope2d */
   positions?: Int32Array | WasmArray<'int32'>;
   precision?: RopePrecision;
   /** filled and returned: two disjoint arrays of length * rotaryDim / 2 floats */
@@ -210,7 +309,7 @@ export interface RopeCacheOptions extends RopeFrequencyOptions {
 export function ropeCache(options: RopeCacheOptions & { out?: undefined }): { cos: Float32Array; sin: Float32Array };
 export function ropeCache<O extends { cos: Float32Target; sin: Float32Target }>(options: RopeCacheOptions & { out: O }): O;
 
-export interface ApplyRopeOptions {
+export interface ApplyRopeOptions extends RopeAxesOptions {
   heads: number;
   headDim: number;
   /** even, <= headDim; default headDim. Features >= rotaryDim are untouched. */
@@ -220,9 +319,11 @@ export interface ApplyRopeOptions {
   base?: number;
   /** position of row 0 (int32), default 0; excludes positions */
   offset?: number;
-  /** seq entries (one per row) or batch * seq (one per batch and row) */
+  /** seq entries (one per row) or batch * seq (one per batch and row); times 3 ([3][seq] or [3][batch][seq]) with mropeSection, 2 with rope2d */
   positions?: Int32Array | WasmArray<'int32'>;
   scaling?: RopeScaling | null;
+  /** M-RoPE: [temporal, height, width] pairs, adding up to rotaryDim / 2 */
+  mropeSection?: readonly [number, number, number];
   /** default 1; seq = x.length / (batch * heads * headDim) */
   batch?: number;
   /**

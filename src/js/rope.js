@@ -266,6 +266,117 @@ function checkOffsetOrPositions(fn, o) {
   }
 }
 
+// ------------------------------------------------------------------ several position axes
+
+/** The 2-D RoPE forms (posenc.h): 'pixtral' (PixtralRotaryEmbedding), 'axial' (the Qwen2-VL vision encoder). */
+export const ROPE_2D = ['pixtral', 'axial'];
+
+/** M-RoPE's mrope_section: three integers >= 0 (temporal, height, width pairs). */
+const sectionList = (extra = {}) => ({
+  ...extra,
+  check(fn, name, v) {
+    const allowed = 'an array of 3 integers >= 0 ([temporal, height, width] pairs)';
+    if (!Array.isArray(v)) throw fail(TypeError, fn, name, allowed, v);
+    const items = v.slice(); // read once: what is checked is what is used
+    if (items.length !== 3) throw fail(RangeError, fn, name, allowed, v);
+    items.forEach((x, i) => integer(0, INT32_MAX).check(fn, `${name}[${i}]`, x));
+    return items;
+  },
+});
+
+/** A patch grid { height, width }: patches in row-major order. */
+const patchGrid = (extra = {}) => ({
+  ...extra,
+  check(fn, name, v) {
+    if (v === null || typeof v !== 'object' || Array.isArray(v) || ArrayBuffer.isView(v)) {
+      throw fail(TypeError, fn, name, 'an object { height, width } (patches in row-major order)', v);
+    }
+    const g = snapshot(v); // own keys, each read once
+    for (const key of Object.keys(g)) {
+      if (key !== 'height' && key !== 'width') throw new TypeError(`posenc.${fn}: unknown key '${name}.${key}' (${name} is { height, width })`);
+    }
+    for (const key of ['height', 'width']) {
+      if (g[key] === undefined) throw new TypeError(`posenc.${fn}: ${name}.${key} is required`);
+      integer(0, INT32_MAX).check(fn, `${name}.${key}`, g[key]);
+    }
+    return { height: g.height, width: g.width };
+  },
+});
+
+/** [2][height * width] int32: the row, then the column, of each patch in row-major order. */
+function gridPositions({ height, width }) {
+  const n = height * width;
+  const positions = new Int32Array(2 * n);
+  for (let i = 0; i < n; i++) {
+    positions[i] = Math.floor(i / width);
+    positions[n + i] = i % width;
+  }
+  return positions;
+}
+
+/** The 2-D forms' frequencies from f_i = base^(-2i/r): [row pairs | column pairs], r/4 each. */
+function arrange2d(form, f) {
+  const q = f.length / 2;
+  const out = new Float64Array(2 * q);
+  for (let k = 0; k < q; k++) {
+    out[k] = f[2 * k];
+    out[q + k] = form === 'pixtral' ? f[2 * k + 1] : f[2 * k];
+  }
+  return out;
+}
+
+/** mropeSection adds up to rotaryDim / 2; rope2d needs rotaryDim % 4 == 0 and the default frequencies. */
+function checkAxesForm(fn, o, rotaryDim, sc) {
+  if (o.mropeSection !== undefined) {
+    const sum = o.mropeSection.reduce((a, b) => a + b, 0);
+    if (sum !== rotaryDim / 2) {
+      throw new RangeError(`posenc.${fn}: mropeSection must add up to rotaryDim / 2 = ${rotaryDim / 2} (one section of pairs per axis), got [${o.mropeSection.join(', ')}] (sum ${sum})`);
+    }
+  }
+  if (o.rope2d !== undefined) {
+    if (rotaryDim % 4 !== 0) {
+      throw new RangeError(`posenc.${fn}: rotaryDim must be a multiple of 4 for rope2d (each axis rotates rotaryDim / 4 pairs), got ${rotaryDim}`);
+    }
+    if (sc.type !== 'default') {
+      throw new RangeError(`posenc.${fn}: rope2d takes no scaling (Pixtral and the Qwen2-VL vision encoder use the default frequencies), got scaling type '${sc.type}'`);
+    }
+  }
+}
+
+/**
+ * The position axes of an M-RoPE or 2-D RoPE call, or null for plain RoPE:
+ * { nAxes, sections: Int32Array, positions, form }. positions is the caller's
+ * array, or the grid's (a new Int32Array).
+ */
+function readAxes(fn, o, rotaryDim, sc) {
+  if (o.mropeSection === undefined && o.rope2d === undefined) {
+    if (o.grid !== undefined) throw new RangeError(`posenc.${fn}: grid is for 2-D RoPE: give rope2d ('pixtral' or 'axial') with it`);
+    return null;
+  }
+  if (o.mropeSection !== undefined && o.rope2d !== undefined) {
+    throw new RangeError(`posenc.${fn}: give mropeSection (M-RoPE) or rope2d (2-D RoPE), not both`);
+  }
+  if (o.offset !== undefined) {
+    throw new RangeError(`posenc.${fn}: offset is for one position axis; give positions with ${o.mropeSection ? 'mropeSection' : 'rope2d'}, got offset ${o.offset}`);
+  }
+  const half = rotaryDim / 2;
+  checkAxesForm(fn, o, rotaryDim, sc);
+  if (o.mropeSection !== undefined) {
+    if (o.positions === undefined) {
+      throw new TypeError(`posenc.${fn}: positions is required with mropeSection: an Int32Array [3][seq] (temporal, height, width), e.g. from mropePositions`);
+    }
+    return { nAxes: 3, sections: Int32Array.from(o.mropeSection), positions: o.positions, form: 'mrope' };
+  }
+  if (o.positions !== undefined && o.grid !== undefined) {
+    throw new RangeError(`posenc.${fn}: give grid or positions with rope2d, not both (grid makes the positions)`);
+  }
+  if (o.positions === undefined && o.grid === undefined) {
+    throw new TypeError(`posenc.${fn}: grid ({ height, width }, patches in row-major order) or positions (an Int32Array [2][patches]: rows, then columns) is required with rope2d`);
+  }
+  const positions = o.positions ?? gridPositions(o.grid);
+  return { nAxes: 2, sections: Int32Array.from([half / 2, half / 2]), positions, form: o.rope2d };
+}
+
 // ------------------------------------------------------------------ API
 
 const frequencySpec = {
@@ -281,14 +392,21 @@ const frequencySpec = {
  * 'default' base^(-2k/rotaryDim); 'linear' / factor; 'dynamic' NTK-aware base
  * at scaling.seqLength (default maxPositionEmbeddings); 'yarn'; 'llama3';
  * 'longrope' (long factors when scaling.seqLength > originalMaxPositionEmbeddings).
- * @param {{ rotaryDim: number, base?: number, scaling?: object }} options
+ * mropeSection is checked (M-RoPE's frequencies are the plain ones); rope2d
+ * returns the frequencies in the order its pairs use them: [row | column].
+ * @param {{ rotaryDim: number, base?: number, scaling?: object, mropeSection?: number[], rope2d?: string }} options
  * @returns {{ invFreq: Float64Array, attentionFactor: number }}
  */
 export function ropeFrequencies(options) {
   const fn = 'ropeFrequencies';
-  const o = readOptions(fn, options, frequencySpec);
+  const o = readOptions(fn, options, { ...frequencySpec, mropeSection: sectionList({ optional: true }), rope2d: oneOf(ROPE_2D, { optional: true }) });
   const sc = readScaling(fn, o.scaling, o.rotaryDim);
-  return frequencies(fn, o.rotaryDim, o.base, sc, sc.seqLength ?? 0);
+  if (o.mropeSection !== undefined && o.rope2d !== undefined) {
+    throw new RangeError(`posenc.${fn}: give mropeSection (M-RoPE) or rope2d (2-D RoPE), not both`);
+  }
+  checkAxesForm(fn, o, o.rotaryDim, sc);
+  const f = frequencies(fn, o.rotaryDim, o.base, sc, sc.seqLength ?? 0);
+  return o.rope2d ? { invFreq: arrange2d(o.rope2d, f.invFreq), attentionFactor: f.attentionFactor } : f;
 }
 
 const cacheSpec = {
@@ -297,6 +415,9 @@ const cacheSpec = {
   positions: typedArray('int32', { optional: true }),
   ...frequencySpec,
   precision: oneOf(PRECISIONS, { default: 'float64' }),
+  mropeSection: sectionList({ optional: true }),
+  rope2d: oneOf(ROPE_2D, { optional: true }),
+  grid: patchGrid({ optional: true }),
   out: later({ optional: true }),
 };
 
@@ -314,11 +435,20 @@ export function ropeCache(options) {
   const o = readOptions(fn, options, cacheSpec);
   checkOffsetOrPositions(fn, o);
   const sc = readScaling(fn, o.scaling, o.rotaryDim);
-  if (o.length === undefined && o.positions === undefined) {
+  const axes = readAxes(fn, o, o.rotaryDim, sc);
+  if (o.length === undefined && o.positions === undefined && !axes) {
     throw new TypeError(`posenc.${fn}: length is required (or positions)`);
   }
-  const length = o.length ?? o.positions.length;
-  if (o.positions) checkLength(fn, 'positions', o.positions, length);
+  const nAxes = axes?.nAxes ?? 1;
+  const positions = axes?.positions ?? o.positions;
+  if (o.grid && o.length !== undefined && o.length !== o.grid.height * o.grid.width) {
+    throw new RangeError(`posenc.${fn}: length must be the patches of the grid, grid.height * grid.width = ${o.grid.height * o.grid.width} (or omitted), got ${o.length}`);
+  }
+  if (axes && positions.length % nAxes !== 0) {
+    throw new RangeError(`posenc.${fn}: positions must have a multiple of ${nAxes} entries ([${nAxes}][length], axis-major), got ${positions.length}`);
+  }
+  const length = o.length ?? (positions ? positions.length / nAxes : 0);
+  if (positions) checkLength(fn, 'positions', positions, nAxes * length);
   const offset = o.offset ?? 0;
   checkLastPosition(fn, offset, length, 'length');
   const half = o.rotaryDim / 2;
@@ -338,16 +468,17 @@ export function ropeCache(options) {
     checkLength(fn, 'out.cos', arrays.cos, n);
     checkLength(fn, 'out.sin', arrays.sin, n);
     checkDisjoint(fn, 'out.cos', arrays.cos, 'out.sin', arrays.sin);
-    if (o.positions) {
-      checkDisjoint(fn, 'positions', o.positions, 'out.cos', arrays.cos);
-      checkDisjoint(fn, 'positions', o.positions, 'out.sin', arrays.sin);
+    if (positions) {
+      checkDisjoint(fn, 'positions', positions, 'out.cos', arrays.cos);
+      checkDisjoint(fn, 'positions', positions, 'out.sin', arrays.sin);
     }
   }
   // addresses of caller arrays in wasm memory, taken before frequencies() allocates
   // (growing memory detaches every view of it, the caller's included)
   const at = (a, bytes) => (a === undefined ? undefined : inPlaceAddress(fn, a, bytes));
-  const address = { cos: at(arrays?.cos, 4 * n), sin: at(arrays?.sin, 4 * n), positions: at(o.positions, 4 * length) };
-  const { invFreq, attentionFactor } = frequencies(fn, o.rotaryDim, o.base, sc, impliedSeqLength(sc, offset, length, o.positions));
+  const address = { cos: at(arrays?.cos, 4 * n), sin: at(arrays?.sin, 4 * n), positions: at(positions, 4 * nAxes * length) };
+  const scaled = frequencies(fn, o.rotaryDim, o.base, sc, impliedSeqLength(sc, offset, length, positions));
+  const invFreq = axes?.nAxes === 2 ? arrange2d(axes.form, scaled.invFreq) : scaled.invFreq;
   out ??= { cos: new Float32Array(n), sin: new Float32Array(n) };
   arrays ??= out;
   const { exports } = wasm(fn);
@@ -356,11 +487,13 @@ export function ropeCache(options) {
     { array: arrays.sin, type: 'float32', length: n, copyOut: true, address: address.sin },
     { array: invFreq, type: 'float64', length: half, copyIn: true },
   ];
-  if (o.positions) buffers.push({ array: o.positions, type: 'int32', length, copyIn: true, address: address.positions });
-  heapCall(fn, buffers, (pCos, pSin, pFreq, pPositions = 0) =>
-    exports.posenc_rope_cache(
-      pCos, pSin, n, length, offset, pPositions, o.rotaryDim, pFreq, attentionFactor, PRECISIONS.indexOf(o.precision),
-    ),
+  if (positions) buffers.push({ array: positions, type: 'int32', length: nAxes * length, copyIn: true, address: address.positions });
+  if (axes) buffers.push({ array: axes.sections, type: 'int32', length: nAxes, copyIn: true });
+  const precision = PRECISIONS.indexOf(o.precision);
+  heapCall(fn, buffers, (pCos, pSin, pFreq, pPositions = 0, pSections = 0) =>
+    axes
+      ? exports.posenc_rope_axes_cache(pCos, pSin, n, length, pPositions, nAxes, pSections, o.rotaryDim, pFreq, scaled.attentionFactor, precision)
+      : exports.posenc_rope_cache(pCos, pSin, n, length, offset, pPositions, o.rotaryDim, pFreq, scaled.attentionFactor, precision),
   );
   return out;
 }
@@ -377,6 +510,9 @@ const applySpec = {
   batch: integer(1, INT32_MAX, { default: 1 }),
   order: oneOf(ORDERS, { default: 'bshd' }),
   precision: oneOf(PRECISIONS, { default: 'float64' }),
+  mropeSection: sectionList({ optional: true }),
+  rope2d: oneOf(ROPE_2D, { optional: true }),
+  grid: patchGrid({ optional: true }),
 };
 
 /**
@@ -403,37 +539,52 @@ export function applyRope(x, options) {
     throw new RangeError(`posenc.${fn}: ${what} must be an even integer from 2 to headDim = ${o.headDim}, got ${rotaryDim}`);
   }
   const sc = readScaling(fn, o.scaling, rotaryDim);
+  const axes = readAxes(fn, o, rotaryDim, sc);
   const rowElements = elementCount(fn, { batch: o.batch, heads: o.heads, headDim: o.headDim });
   if (x.length % rowElements !== 0) {
     throw new RangeError(`posenc.${fn}: x.length must be a multiple of batch * heads * headDim = ${rowElements}, got ${x.length}`);
   }
   const seq = x.length / rowElements;
   const offset = o.offset ?? 0;
-  if (o.positions && o.positions.length !== seq && o.positions.length !== o.batch * seq) {
+  const nAxes = axes?.nAxes ?? 1;
+  const positions = axes?.positions ?? o.positions;
+  if (o.grid && o.grid.height * o.grid.width !== seq) {
+    throw new RangeError(`posenc.${fn}: grid.height * grid.width must be the patches of x, seq = x.length / (batch * heads * headDim) = ${seq}, got ${o.grid.height} * ${o.grid.width} = ${o.grid.height * o.grid.width}`);
+  }
+  if (positions && positions.length !== nAxes * seq && positions.length !== nAxes * o.batch * seq) {
+    const what = nAxes === 1 ? ['seq', 'one per row', 'batch * seq', 'one per batch and row'] : [`${nAxes} * seq`, `[${nAxes}][seq]`, `${nAxes} * batch * seq`, `[${nAxes}][batch][seq]`];
     throw new RangeError(
-      `posenc.${fn}: positions must have length seq = ${seq} (one per row) or batch * seq = ${o.batch * seq} (one per batch and row), got ${o.positions.length}`,
+      `posenc.${fn}: positions must have length ${what[0]} = ${nAxes * seq} (${what[1]}) or ${what[2]} = ${nAxes * o.batch * seq} (${what[3]}), got ${positions.length}`,
     );
   }
-  if (!o.positions) checkLastPosition(fn, offset, seq, 'seq');
-  if (o.positions) checkDisjoint(fn, 'positions', o.positions, 'x', x);
-  const positionsLength = o.positions ? o.positions.length : 0;
+  if (!positions) checkLastPosition(fn, offset, seq, 'seq');
+  if (positions) checkDisjoint(fn, 'positions', positions, 'x', x);
+  const positionsLength = positions ? positions.length : 0;
   // addresses of caller arrays in wasm memory, taken before frequencies() allocates
   // (growing memory detaches every view of it, the caller's included)
   const xLength = x.length; // a view of wasm memory reads 0 once detached
   const xAddress = inPlaceAddress(fn, x, 4 * xLength);
-  const positionsAddress = o.positions ? inPlaceAddress(fn, o.positions, 4 * positionsLength) : 0;
-  const { invFreq, attentionFactor } = frequencies(fn, rotaryDim, o.base, sc, impliedSeqLength(sc, offset, seq, o.positions));
+  const positionsAddress = positions ? inPlaceAddress(fn, positions, 4 * positionsLength) : 0;
+  const scaled = frequencies(fn, rotaryDim, o.base, sc, impliedSeqLength(sc, offset, seq, positions));
+  const invFreq = axes?.nAxes === 2 ? arrange2d(axes.form, scaled.invFreq) : scaled.invFreq;
   const { exports } = wasm(fn);
   const buffers = [
     { array: x, type: 'float32', length: xLength, copyIn: true, copyOut: true, address: xAddress },
     { array: invFreq, type: 'float64', length: rotaryDim / 2, copyIn: true },
   ];
-  if (o.positions) buffers.push({ array: o.positions, type: 'int32', length: positionsLength, copyIn: true, address: positionsAddress });
-  heapCall(fn, buffers, (pX, pFreq, pPositions = 0) =>
-    exports.posenc_rope_apply_ordered(
-      pX, xLength, o.batch, seq, o.heads, o.headDim, ORDERS.indexOf(o.order), rotaryDim, ROPE_LAYOUTS.indexOf(o.layout),
-      pFreq, attentionFactor, offset, pPositions, positionsLength, PRECISIONS.indexOf(o.precision),
-    ),
+  if (positions) buffers.push({ array: positions, type: 'int32', length: positionsLength, copyIn: true, address: positionsAddress });
+  if (axes) buffers.push({ array: axes.sections, type: 'int32', length: nAxes, copyIn: true });
+  const [order, layout, precision] = [ORDERS.indexOf(o.order), ROPE_LAYOUTS.indexOf(o.layout), PRECISIONS.indexOf(o.precision)];
+  heapCall(fn, buffers, (pX, pFreq, pPositions = 0, pSections = 0) =>
+    axes
+      ? exports.posenc_rope_axes_apply(
+        pX, xLength, o.batch, seq, o.heads, o.headDim, order, rotaryDim, layout, pFreq, scaled.attentionFactor, pPositions,
+        positionsLength, nAxes, pSections, precision,
+      )
+      : exports.posenc_rope_apply_ordered(
+        pX, xLength, o.batch, seq, o.heads, o.headDim, order, rotaryDim, layout, pFreq, scaled.attentionFactor, offset,
+        pPositions, positionsLength, precision,
+      ),
   );
   return x;
 }
@@ -551,7 +702,7 @@ export function ropeFromConfig(config, options = {}) {
   const nested = dict !== null && dict.rope_type === undefined && dict.type === undefined &&
     Object.keys(dict).length > 0 && Object.values(dict).every((v) => v === null || isPlainObject(v));
   if (nested) {
-    if (layerType === undefined || !(layerType in dict)) {
+    if (layerType === undefined || !Object.hasOwn(dict, layerType)) {
       throw new RangeError(
         `posenc.${fn}: ${where} is per layer type: options.layerType must be one of ${Object.keys(dict).map((k) => `'${k}'`).join(', ')}, got ${describe(layerType)}`,
       );
@@ -619,7 +770,9 @@ export function ropeFromConfig(config, options = {}) {
     );
   }
 
-  const type = inDict('rope_type') ?? inDict('type') ?? 'default';
+  // Qwen2-VL's rope_scaling { type: 'mrope', mrope_section }: HF's Qwen2VLConfig reads it as 'default'
+  const named = inDict('rope_type') ?? inDict('type') ?? 'default';
+  const type = named === 'mrope' ? 'default' : named;
   const maxPos = configNumber(fn, config, 'max_position_embeddings');
   const originalMax = configNumber(fn, config, 'original_max_position_embeddings') ?? fromDict('original_max_position_embeddings');
   const truthy = (key) => inDict(key) || undefined; // Python `x or default`: 0 and None fall back
@@ -631,7 +784,7 @@ export function ropeFromConfig(config, options = {}) {
     betaSlow: truthy('beta_slow'),
     mscale: truthy('mscale'),
     mscaleAllDim: truthy('mscale_all_dim'),
-    truncate: 'truncate' in dict ? Boolean(dict.truncate) : undefined,
+    truncate: Object.hasOwn(dict, 'truncate') ? Boolean(dict.truncate) : undefined,
     lowFreqFactor: inDict('low_freq_factor'),
     highFreqFactor: inDict('high_freq_factor'),
     shortFactor: inDict('short_factor'),
@@ -651,5 +804,27 @@ export function ropeFromConfig(config, options = {}) {
     return `${where}.${CONFIG_KEYS[key] ?? key}`;
   };
   readScaling(fn, scaling, rotaryDim, label); // validates, with the config's names
-  return type === 'default' ? { rotaryDim, base } : { rotaryDim, base, scaling };
+  const rope = type === 'default' ? { rotaryDim, base } : { rotaryDim, base, scaling };
+  const mropeSection = configMropeSection(fn, dict, where, named, rotaryDim);
+  return mropeSection ? { ...rope, mropeSection } : rope;
+}
+
+/** M-RoPE's sections from a rope_scaling / rope_parameters dict (Qwen2-VL, Qwen2.5-VL), or undefined. */
+function configMropeSection(fn, dict, where, type, rotaryDim) {
+  const v = dict.mrope_section ?? undefined;
+  if (v === undefined) {
+    if (type === 'mrope') throw new TypeError(`posenc.${fn}: ${where}.mrope_section is required with rope_type 'mrope'`);
+    return undefined;
+  }
+  if (dict.mrope_interleaved) {
+    throw new RangeError(
+      `posenc.${fn}: ${where}.mrope_interleaved (Qwen3-VL's interleaved M-RoPE) is not supported: posenc implements the sectioned M-RoPE of Qwen2-VL and Qwen2.5-VL`,
+    );
+  }
+  const sections = sectionList().check(fn, `${where}.mrope_section`, v);
+  const sum = sections.reduce((a, b) => a + b, 0);
+  if (sum !== rotaryDim / 2) {
+    throw new RangeError(`posenc.${fn}: ${where}.mrope_section must add up to the rotary dimension / 2 = ${rotaryDim / 2}, got [${sections.join(', ')}] (sum ${sum})`);
+  }
+  return sections;
 }

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { invert, SIZE } from '../../web/colormap.js';
 import { posenc, vaswani } from '../helpers.js';
-import { launch, openPage, readPixels, cellSpan, setControls } from './chromium.js';
+import { launch, openPage, readPixels, cellSpan, setControls, frames } from './chromium.js';
 
 const nb = JSON.parse(readFileSync(new URL('../fixtures/notebook-outputs.json', import.meta.url)));
 
@@ -180,6 +180,82 @@ describe('why it works', () => {
     expect(Math.abs(r.max - 32)).toBeLessThan(1e-4);
     expect(r.min).toBe(-r.max);
     expect(worst).toBeLessThanOrEqual(0.5 + 1e-3);
+  });
+});
+
+describe('images: positions in two dimensions', () => {
+  // MAE's 2-D table (posenc.h): [sin x w | cos x w | sin y w | cos y w], w_k = base^(-k / (d / 4))
+  const sincos = (d, base) => (p, q) => {
+    let s = 0;
+    for (let k = 0; k < d / 4; k++) {
+      const w = base ** (-k / (d / 4));
+      s += Math.cos((p[1] - q[1]) * w) + Math.cos((p[0] - q[0]) * w); // sin a sin b + cos a cos b per axis
+    }
+    return s;
+  };
+  // 2-D RoPE: sum over pairs of cos(theta(p) - theta(q)); the row takes f_{2k} (both forms), the column
+  // f_{2k+1} (Pixtral) or f_{2k} (axial), f_i = base^(-2i/d)
+  const rope2d = (d, base, form) => (p, q) => {
+    let s = 0;
+    for (let k = 0; k < d / 4; k++) {
+      const row = base ** (-(2 * (2 * k)) / d);
+      const col = base ** (-(2 * (form === 'pixtral' ? 2 * k + 1 : 2 * k)) / d);
+      s += Math.cos((p[0] - q[0]) * row) + Math.cos((p[1] - q[1]) * col);
+    }
+    return s;
+  };
+
+  test('2-D sin-cos (default: 14 x 14 patches, d 64, p = row 4, column 9): PE(p) . PE(q) to half a colour step', async () => {
+    const score = sincos(64, 10000);
+    const { worst, r } = await worstHeatmapError('grid2d', (rows, cols) => mean(rows, cols, (y, x) => score([4, 9], [y, x])), 12);
+    expect([r.rows, r.cols, r.min, r.max]).toEqual([14, 14, -32, 32]);
+    expect(worst).toBeLessThanOrEqual(0.5 + 1e-3);
+  });
+
+  test.each(['pixtral', 'axial'])('2-D RoPE (%s), 20 x 30 patches, d 32: the relative score of every patch', async (form) => {
+    await setControls(page, 'grid2d', { scheme: form, h: 20, w: 30, d: 32, y: 11, x: 3 });
+    const score = rope2d(32, 10000, form);
+    const { worst, r } = await worstHeatmapError('grid2d', (rows, cols) => mean(rows, cols, (y, x) => score([11, 3], [y, x])), 12);
+    expect([r.rows, r.cols, r.min, r.max]).toEqual([20, 30, -16, 16]);
+    expect(worst).toBeLessThanOrEqual(0.5 + 1e-3);
+  });
+
+  test('hovering a patch makes it p: the controls follow and the picture is the scores around it', async () => {
+    await setControls(page, 'grid2d', { scheme: 'sincos', h: 10, w: 16, d: 32, y: 0, x: 0 });
+    const { plot } = await readPixels(page, 'grid2d', []);
+    const dpr = await page.$eval('[data-view="grid2d"] canvas.plot', (c) => c.width / c.getBoundingClientRect().width);
+    // the centre of the cell (row 7, column 12), in CSS pixels of the canvas
+    const at = (i, n, len) => ((i + 0.5) * len) / n;
+    await page.hover('[data-view="grid2d"] canvas.plot', { position: { x: (plot.x + at(12, 16, plot.w)) / dpr, y: (plot.y + at(7, 10, plot.h)) / dpr } });
+    await page.waitForFunction(() => document.querySelector('[data-view="grid2d"] [name="y"]').value === '7');
+    await frames(page);
+    expect(await page.$eval('[data-view="grid2d"] [name="x"]', (e) => e.value)).toBe('12');
+    expect(await page.evaluate(() => new URLSearchParams(location.search).get('grid2d.y'))).toBe('7');
+    const score = sincos(32, 10000);
+    const { worst } = await worstHeatmapError('grid2d', (rows, cols) => mean(rows, cols, (y, x) => score([7, 12], [y, x])), 10);
+    expect(worst).toBeLessThanOrEqual(0.5 + 1e-3);
+    expect(await page.$eval('#grid2d-readout', (e) => e.textContent)).toMatch(/^p = \(row 7, column 12\) · q = \(row 7, column 12\) · score 16\.0000/);
+    await page.mouse.move(0, 0);
+  });
+
+  test('M-RoPE: the positions of text, an image and text, three rows', async () => {
+    // get_rope_index for [text a] [image t x (h/2) x (w/2)] [text b], written out for this case
+    const expected = ({ before, t, gh, gw, after }) => {
+      const [h, w] = [gh / 2, gw / 2];
+      const rows = [[], [], []];
+      for (let i = 0; i < before; i++) rows.forEach((r) => r.push(i));
+      for (let f = 0; f < t; f++) for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) [f, y, x].forEach((v, a) => rows[a].push(before + v));
+      const next = before + Math.max(t, h, w);
+      for (let i = 0; i < after; i++) rows.forEach((r) => r.push(next + i));
+      return rows;
+    };
+    for (const c of [{ before: 6, t: 1, gh: 8, gw: 12, after: 5 }, { before: 3, t: 2, gh: 4, gw: 6, after: 7 }]) {
+      await setControls(page, 'mrope', c);
+      const rows = expected(c);
+      const { worst, r } = await worstHeatmapError('mrope', ([a0, a1], cols) => mean([a0, a1], cols, (a, i) => rows[a][i]), 14);
+      expect([r.rows, r.cols, r.min, r.max]).toEqual([3, rows[0].length, 0, Math.max(...rows.flat())]);
+      expect(worst).toBeLessThanOrEqual(0.5 + 1e-9);
+    }
   });
 });
 

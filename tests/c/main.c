@@ -7,8 +7,10 @@ int check_passed, check_failed;
 
 void test_status(void);
 void test_sinusoidal(void);
+void test_vision(void);
 void test_relative(void);
 void test_rope(void);
+void test_rope_axes(void);
 void test_biases(void);
 void test_encoder(void);
 void test_hardening(void);
@@ -19,8 +21,10 @@ int main(void)
 {
     test_status();
     test_sinusoidal();
+    test_vision();
     test_relative();
     test_rope();
+    test_rope_axes();
     test_biases();
     test_encoder();
     test_hardening();

@@ -136,6 +136,45 @@ describe('.npy files', () => {
     expect(maxDiff(a.data, flat(c.embedding))).toBeLessThanOrEqual(ULP1);
   });
 
+  test.each(REF.sinusoidal2d.map((c) => [`${c.source} ${c.height}x${c.width}`, c]))('sinusoidal-2d (%s) matches the reference', (_, c) => {
+    const args = ['sinusoidal-2d', '--height', String(c.height), '--width', String(c.width), '--d-model', String(c.dModel)];
+    if (c.base !== undefined) args.push('--base', String(c.base));
+    if (c.clsToken) args.push('--cls-token');
+    if (c.baseSize !== undefined) args.push('--base-size', String(c.baseSize));
+    if (c.interpolationScale !== undefined) args.push('--interpolation-scale', String(c.interpolationScale));
+    const a = npy(...args);
+    expect([a.descr, a.shape]).toEqual(['<f4', [c.table.length, c.dModel]]);
+    expect(maxDiff(a.data, c.table.flat())).toBeLessThanOrEqual(ULP1);
+  });
+
+  test.each(REF.timestepEmbedding.map((c) => [c.name, c]))('timestep (%s) matches the reference, fractional timesteps as a comma list', (_, c) => {
+    const args = ['timestep', '--timesteps', c.timesteps.join(','), '--dim', String(c.dim)];
+    if (c.flipSinToCos) args.push('--flip-sin-to-cos');
+    for (const [key, flag] of [['downscaleFreqShift', '--downscale-freq-shift'], ['scale', '--scale'], ['maxPeriod', '--max-period']]) {
+      if (c[key] !== undefined) args.push(flag, String(c[key]));
+    }
+    const a = npy(...args);
+    expect(a.shape).toEqual([c.timesteps.length, c.dim]);
+    expect(maxDiff(a.data, c.embedding.flat())).toBeLessThanOrEqual(ULP1);
+  });
+
+  test.each(REF.mropePositions.map((c) => [c.name, c]))('mrope-positions (%s) matches HF get_rope_index: <i4 [3][seq]', (_, c) => {
+    const args = ['mrope-positions', '--spans', JSON.stringify(c.spans)];
+    if (c.spatialMergeSize !== undefined) args.push('--spatial-merge-size', String(c.spatialMergeSize));
+    if (c.tokensPerSecond !== undefined) args.push('--tokens-per-second', String(c.tokensPerSecond));
+    const a = npy(...args);
+    expect([a.descr, a.shape]).toEqual(['<i4', [3, c.seq]]);
+    expect(Array.from(a.data)).toEqual(c.positions.flat());
+  });
+
+  test('rope-cache --rope2d pixtral --grid: [2][patches][headDim / 2], cos then sin', () => {
+    const c = REF.pixtralRope[0];
+    const a = npy('rope-cache', '--rotary-dim', String(c.headDim), '--base', String(c.base), '--rope2d', 'pixtral',
+      '--grid', JSON.stringify({ height: c.height, width: c.width }));
+    expect(a.shape).toEqual([2, c.height * c.width, c.headDim / 2]);
+    expect(maxDiff(a.data, [...c.cos.flat(), ...c.sin.flat()])).toBeLessThanOrEqual(ULP1);
+  });
+
   test('rope-cache from a Hugging Face config.json (Llama 3.1 scaling): [2][length][rotaryDim/2], cos then sin', () => {
     const c = REF.ropeCache.find((x) => x.name.startsWith('llama3'));
     const config = {
@@ -196,6 +235,10 @@ describe('errors: exit 2, nothing on stdout, the library message', () => {
     [['transformer-xl', '--key-length', '3', '--d-model', '5'], 'posenc.transformerXLEmbedding: dModel must be even'],
     [['rope-cache', '--length', '4', '--rotary-dim', '8', '--scaling', '{"type":"llama3","factor":8,"lowFreqFactor":2,"highFreqFactor":2,"originalMaxPositionEmbeddings":8192}'],
       'posenc.ropeCache: scaling.highFreqFactor must be greater than scaling.lowFreqFactor = 2'],
+    [['sinusoidal-2d', '--height', '2', '--width', '2', '--d-model', '6'], 'got 6\n(dModel is --d-model)'],
+    [['timestep', '--timesteps', '1,two,3', '--dim', '8'], 'posenc.timestepEmbedding: timesteps[1] must be a finite number, got "two"\n(timesteps is --timesteps)'],
+    [['timestep', '--timesteps', '1', '--dim', '8', '--downscale-freq-shift', '4'], 'posenc.timestepEmbedding: downscaleFreqShift must differ from floor(dim / 2) = 4'],
+    [['mrope-positions', '--spans', '[{"text":2},{"image":[1,3,4]}]'], 'posenc.mropePositions: spans[1].image.h must be a multiple of spatialMergeSize = 2'],
     [['alibi', '--heads', '2', '--query-length', '3', '--causal=maybe'], 'posenc.alibiBias: causal must be true or false, got "maybe"'],
     [['sinusoidal', '--length', '10', '--dmodel', '6'], "unknown flag --dmodel for 'sinusoidal' (did you mean --d-model?)"],
     [['sinusoidal', '--length'], '--length needs a value'],

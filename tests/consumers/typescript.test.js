@@ -17,6 +17,7 @@ const USE_ALL = `import {
   sinusoidal, sinusoidalFrequencies, addSinusoidal, LAYOUTS, relativePositions,
   ropeFrequencies, ropeFromConfig, ropeCache, applyRope, ropePermuteWeights, ROPE_TYPES, ROPE_LAYOUTS,
   alibiSlopes, alibiBias, t5Buckets, t5Bias, debertaBuckets, transformerXLEmbedding,
+  sinusoidal2d, timestepEmbedding, mropePositions, ROPE_2D,
 } from 'posenc';
 import type { RopeScaling, SinusoidalLayout, WasmSource, RopeLayout, RopeType } from 'posenc';
 
@@ -54,12 +55,20 @@ const buckets: Int32Array = t5Buckets({ queryLength: 3, bidirectional: false });
 const t5: Float32Array = t5Bias({ heads: 2, queryLength: 3, weights: new Float32Array(32 * 2) });
 const deberta: Int32Array = debertaBuckets({ queryLength: 3, bucketSize: 256, maxPosition: 512 });
 const xl: Float32Array = transformerXLEmbedding({ keyLength: 3, dModel: 4 });
+const grid: Float32Array = sinusoidal2d({ height: 2, width: 3, dModel: 8, clsToken: true });
+const qwen = ropeFromConfig({ hidden_size: 3584, num_attention_heads: 28, rope_theta: 1e6, rope_scaling: { type: 'mrope', mrope_section: [16, 24, 24] } });
+const mpos: Int32Array = mropePositions({ spans: [{ text: 12 }, { image: { t: 1, h: 28, w: 42 } }, { text: 5 }] });
+const mq: Float32Array = applyRope(new Float32Array((mpos.length / 3) * 128), { ...qwen, heads: 1, headDim: 128, positions: mpos });
+const form = ROPE_2D[0] ?? 'pixtral';
+const patches: { cos: Float32Array; sin: Float32Array } = ropeCache({ rotaryDim: 64, rope2d: form, grid: { height: 4, width: 6 } });
+const steps: Float32Array = timestepEmbedding({ timesteps: Float32Array.from([0.5, 999]), dim: 9, flipSinToCos: true, downscaleFreqShift: 0 });
 
 console.log(JSON.stringify({
   ready, simd: typeof simd, which: typeof which, pe: Array.from(pe), w: w.length, x: x.length, rel: Array.from(rel),
   view: view.length, stats: typeof stats.allocatedBytes, type, invFreq: invFreq.length, attentionFactor,
   cos: cos.length, sin: sin.length, q: q.length, perm: perm.length, slopes: slopes.length, shorthand: shorthand.length, bias: bias.length,
-  buckets: buckets.length, t5: t5.length, deberta: deberta.length, xl: xl.length,
+  buckets: buckets.length, t5: t5.length, deberta: deberta.length, xl: xl.length, grid: grid.length, steps: steps.length,
+  mrope: mq.length, patches: patches.cos.length,
 }));
 `;
 
@@ -74,7 +83,7 @@ posenc.init().then(() => {
 
 // Each line below holds one mistake tsc must report (line numbers are checked).
 const WRONG = [
-  "import { sinusoidal, applyRope, alibiBias, alibiSlopes, ropeCache, relativePositions, init } from 'posenc';",
+  "import { sinusoidal, applyRope, alibiBias, alibiSlopes, ropeCache, relativePositions, init, sinusoidal2d, timestepEmbedding } from 'posenc';",
   'sinusoidal({ length: 10, dmodel: 6 });',
   "sinusoidal({ length: '10', dModel: 6 });",
   'applyRope(new Float64Array(8), { heads: 1, headDim: 8 });',
@@ -85,6 +94,9 @@ const WRONG = [
   "sinusoidal({ length: 4, dModel: 4, layout: 'sideways' });",
   "init({ wasmUrl: '/posenc.wasm' });",
   'alibiSlopes({ heads: 8 }, { maxBias: 8 });',
+  'sinusoidal2d({ height: 2, width: 2, dmodel: 8 });',
+  'timestepEmbedding({ timesteps: new Int32Array(2), dim: 8 });',
+  "ropeCache({ rotaryDim: 8, length: 4, rope2d: 'vit' });",
   '',
 ].join('\n');
 
@@ -146,7 +158,8 @@ test('the ESM file compiled by tsc runs and computes the notebook table', () => 
   expect(out.ready).toBe(true);
   expect(maxDiff(out.pe, NOTEBOOK.PE)).toBeLessThanOrEqual(0.5e-4);
   expect(out.rel).toEqual([1, 2, 3, 0, 1, 2]);
-  expect([out.cos, out.sin, out.bias, out.xl, out.slopes, out.shorthand]).toEqual([4 * 8, 4 * 8, 2 * 3 * 5, 12, 8, 8]);
+  expect([out.cos, out.sin, out.bias, out.xl, out.slopes, out.shorthand, out.grid, out.steps]).toEqual([4 * 8, 4 * 8, 2 * 3 * 5, 12, 8, 8, 7 * 8, 2 * 9]);
+  expect([out.mrope, out.patches]).toEqual([(12 + 14 * 21 + 5) * 128, 24 * 32]);
 });
 
 test('the declarations and the runtime export the same names; each runtime export type-checks by name', async () => {
