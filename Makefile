@@ -130,6 +130,11 @@ build/asan/test_posenc: $(TESTS_C) $(SRCS) $(HDRS) tests/c/check.h
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) -O1 -g $(SAN) -Itests/c $(TESTS_C) $(SRCS) -lm -o $@
 
+# The accuracy of src/fmath.c in ulps against long double libm (its own binary:
+# valgrind, which runs test_posenc, evaluates long double in double precision).
+build/native/test_fmath: tests/fmath/ulp.c build/native/libposenc.a src/fmath.h tests/c/check.h
+	$(CC) $(CSTD) $(CFLAGS) -Isrc -Itests/c $< build/native/libposenc.a -lm -o $@
+
 native: build/native/libposenc.a
 
 # C consumers: the header, the static library and a pkg-config file, so that
@@ -147,11 +152,12 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/posenc.h $(DESTDIR)$(PREFIX)/lib/libposenc.a $(DESTDIR)$(PREFIX)/lib/pkgconfig/posenc.pc
 
 # ---------------------------------------------------------------- tests
-test: deps test-tools wasm js native build/native/test_posenc build/asan/test_posenc fuzz-build
+test: deps test-tools wasm js native build/native/test_posenc build/native/test_fmath build/asan/test_posenc fuzz-build
 	@bash tests/run-all.sh
 
-test-c: build/native/test_posenc build/asan/test_posenc
+test-c: build/native/test_posenc build/native/test_fmath build/asan/test_posenc
 	build/native/test_posenc
+	build/native/test_fmath
 	build/asan/test_posenc
 
 test-js: deps wasm js

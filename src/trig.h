@@ -4,8 +4,8 @@
  * rows p and a set of frequencies w_k, written to strided float addresses.
  *
  * How it stays exact: each run of TRIG_ANCHOR_ROWS rows starts from sin and cos
- * of the double angle p * w (libm, one argument reduction each), then steps by
- * the rotation (cos w, sin w) in double: an angle-addition recurrence whose
+ * of the double angle p * w (fmath_sincos, within an ulp), then steps by the
+ * rotation (cos w, sin w) in double: an angle-addition recurrence whose
  * error grows by a few double ulps per step, ~1e-14 after a run, far below
  * float32's 6e-8. Every value is rounded to float once, at the store.
  */
@@ -47,7 +47,7 @@ void trig_fill(const trig_target *t, trig_freq_fn freq, const void *freq_ctx, si
 
 enum {
     TRIG_BLOCK = 128,       /* frequencies whose recurrence state lives on the stack */
-    TRIG_ANCHOR_ROWS = 1024 /* rows between fresh libm anchors                       */
+    TRIG_ANCHOR_ROWS = 1024 /* rows between fresh sin/cos anchors                    */
 };
 
 /*
