@@ -135,6 +135,10 @@ build/asan/test_posenc: $(TESTS_C) $(SRCS) $(HDRS) tests/c/check.h
 build/native/test_fmath: tests/fmath/ulp.c build/native/libposenc.a src/fmath.h tests/c/check.h
 	$(CC) $(CSTD) $(CFLAGS) -Isrc -Itests/c $< build/native/libposenc.a -lm -o $@
 
+# The native half of tests/native-wasm.test.js: calls from stdin, bytes out.
+build/native/tables: tests/fmath/tables.c build/native/libposenc.a
+	$(CC) $(CSTD) $(CFLAGS) $< build/native/libposenc.a -lm -o $@
+
 native: build/native/libposenc.a
 
 # C consumers: the header, the static library and a pkg-config file, so that
@@ -152,7 +156,7 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/posenc.h $(DESTDIR)$(PREFIX)/lib/libposenc.a $(DESTDIR)$(PREFIX)/lib/pkgconfig/posenc.pc
 
 # ---------------------------------------------------------------- tests
-test: deps test-tools wasm js native build/native/test_posenc build/native/test_fmath build/asan/test_posenc fuzz-build
+test: deps test-tools wasm js native build/native/test_posenc build/native/test_fmath build/native/tables build/asan/test_posenc fuzz-build
 	@bash tests/run-all.sh
 
 test-c: build/native/test_posenc build/native/test_fmath build/asan/test_posenc
