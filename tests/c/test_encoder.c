@@ -393,7 +393,7 @@ static void test_encoder_errors(void)
         case 0: c.vocab_size = 0; break;
         case 1: c.heads = 3; break; /* 8 is no multiple of 3 */
         case 2: c.d_ff = 0; break;
-        case 3: c.positional = 5; break;
+        case 3: c.positional = 6; break;
         case 4: c.norm = 2; break;
         case 5: c.activation = -1; break;
         case 6: c.final_norm = 2; break;
@@ -421,6 +421,171 @@ static void test_encoder_errors(void)
 #undef FORWARD
 }
 
+
+/* posenc_encoder_logits: the forward output times the head (own or tied), and
+ * learned positions: pos_embed.weight after embed.weight, one row per position. */
+static void test_encoder_logits(void)
+{
+    static const int32_t tokens[S] = { 3, 1, 4, 1, 5 };
+    static float params[20000], work[4096];
+    float hidden[S * D], logits[S * V], none[S * V];
+    posenc_encoder_config c = { 0 };
+    c.vocab_size = V, c.d_model = D, c.heads = H, c.d_ff = FF, c.layers = L, c.final_norm = 1;
+    c.positional = POSENC_POSITIONAL_LEARNED, c.max_length = S;
+    size_t layer = 4 * (D * D + D) + 4 * D + 2 * FF * D + FF + D;
+    for (int head = POSENC_LM_HEAD_OWN; head <= POSENC_LM_HEAD_TIED; head++) {
+        c.lm_head = head;
+        size_t pl, wl;
+        CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_OK);
+        size_t want_params = (V + S) * D + L * layer + 2 * D + (head == POSENC_LM_HEAD_OWN ? V * D : 0);
+        CHECKF(pl == want_params && wl == 2 * S * D + 3 * S * D + S * S + S * D, "head %d: sizes %zu %zu", head, pl, wl);
+        fill(params, pl, 0.5f);
+        CHECK(posenc_encoder_forward(hidden, COUNT(hidden), &c, params, pl, tokens, S, NULL, 1, -1, NULL, 0, work,
+                                     wl) == POSENC_OK);
+        CHECK(posenc_encoder_logits(logits, COUNT(logits), &c, params, pl, tokens, S, NULL, 1, -1, NULL, 0, work,
+                                    wl) == POSENC_OK);
+        const float *w = head == POSENC_LM_HEAD_TIED ? params : params + pl - V * D;
+        double want[S * V];
+        for (int s = 0; s < S; s++)
+            for (int v = 0; v < V; v++) {
+                double dot = 0;
+                for (int k = 0; k < D; k++)
+                    dot += (double)hidden[s * D + k] * w[v * D + k];
+                want[s * V + v] = dot;
+            }
+        CHECKF(rel_error(logits, want, COUNT(logits)) < 1e-6, "head %d: %g", head, rel_error(logits, want, S * V));
+        CHECK(posenc_encoder_logits(logits, COUNT(logits) - 1, &c, params, pl, tokens, S, NULL, 1, -1, NULL, 0, work,
+                                    wl) == POSENC_ERR_BUFFER_TOO_SMALL);
+        CHECK(posenc_encoder_logits(logits, COUNT(logits), &c, params, pl, tokens, S, NULL, 1, -1, NULL, 0, work,
+                                    wl - 1) == POSENC_ERR_BUFFER_TOO_SMALL);
+    }
+    size_t pl, wl;
+    /* no head: logits refused, nothing written */
+    c.lm_head = POSENC_LM_HEAD_NONE;
+    CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_OK);
+    memset(none, 0x5a, sizeof none);
+    float before = none[0];
+    CHECK(posenc_encoder_logits(none, COUNT(none), &c, params, pl, tokens, S, NULL, 1, -1, NULL, 0, work, wl) ==
+          POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(memcmp(&none[0], &before, sizeof before) == 0);
+    c.lm_head = 3;
+    CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_ERR_INVALID_ARGUMENT);
+    /* learned: a longer sequence than the table, or no table */
+    c.lm_head = POSENC_LM_HEAD_TIED;
+    CHECK(posenc_encoder_sizes(&c, S + 1, &pl, &wl) == POSENC_ERR_INVALID_ARGUMENT);
+    c.max_length = 0;
+    CHECK(posenc_encoder_sizes(&c, 0, &pl, &wl) == POSENC_ERR_INVALID_ARGUMENT);
+    c.max_length = S;
+    static const int32_t longer[S + 1] = { 0, 1, 2, 3, 4, 5 };
+    CHECK(posenc_encoder_forward(hidden, COUNT(hidden) + D, &c, params, 20000, longer, S + 1, NULL, 1, -1, NULL, 0,
+                                 work, COUNT(work)) == POSENC_ERR_INVALID_ARGUMENT);
+    /* no layers: x[s] = E[t_s] * scale + P[s], one float product and one sum */
+    c.layers = 0, c.final_norm = 0, c.embed_scale = 1.5;
+    CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_OK && pl == (V + S) * D);
+    CHECK(posenc_encoder_forward(hidden, COUNT(hidden), &c, params, pl, tokens, S, NULL, 0, -1, NULL, 0, work, wl) ==
+          POSENC_OK);
+    int exact = 1;
+    for (int s = 0; s < S; s++)
+        for (int k = 0; k < D; k++)
+            exact &= hidden[s * D + k] == params[tokens[s] * D + k] * 1.5f + params[(V + s) * D + k];
+    CHECK(exact);
+}
+
+/* A routine that wrote an output and then read an input through it would
+ * read values it never checked: every such overlap is refused, nothing written. */
+static void test_overlaps(void)
+{
+    /* out over the token ids: once the first row is written, ids 1.. read as
+       float bits, far outside the table (ASan: SEGV before the check) */
+    float table[4] = { 1, 2, 3, 4 };
+    union {
+        float f[8];
+        int32_t i[8];
+    } b;
+    for (int s = 0; s < 8; s++)
+        b.i[s] = 1;
+    CHECK(posenc_embed(b.f + 1, 7, b.i, 7, table, 4, 4, 1, 1.0f) == POSENC_ERR_INVALID_ARGUMENT);
+    int unchanged = 1;
+    for (int s = 0; s < 8; s++)
+        unchanged &= b.i[s] == 1;
+    CHECK(unchanged);
+    CHECK(posenc_embed(b.f + 7, 1, b.i, 1, table, 4, 4, 1, 1.0f) == POSENC_OK && b.f[7] == 2.0f); /* apart */
+
+    /* attention and mean pooling read key_mask while writing */
+    enum { AS = 3, AH = 1, AD = 2, N = AS * AH * AD };
+    float q[N], k[N], v[N], work[AS * AS], pool[AD];
+    fill(q, N, 1), fill(k, N, 1), fill(v, N, 1);
+    union {
+        float f[N];
+        int32_t i[N];
+    } m;
+    for (int s = 0; s < N; s++)
+        m.i[s] = 1;
+    CHECK(posenc_attention(m.f, N, q, k, v, N, AS, AH, AD, NULL, 0, m.i + 2, 0, NULL, 0, work, COUNT(work)) ==
+          POSENC_ERR_INVALID_ARGUMENT);
+    float scratch[AS * AS];
+    union {
+        float f[AS * AS];
+        int32_t i[AS * AS];
+    } w;
+    for (int s = 0; s < AS * AS; s++)
+        w.i[s] = 1;
+    float out[N];
+    CHECK(posenc_attention(out, N, q, k, v, N, AS, AH, AD, NULL, 0, w.i + 6, 0, NULL, 0, w.f, AS * AS) ==
+          POSENC_ERR_INVALID_ARGUMENT); /* the score scratch over the mask */
+    CHECK(posenc_attention(out, N, q, k, v, N, AS, AH, AD, NULL, 0, w.i + 6, 0, NULL, 0, scratch, AS * AS) ==
+          POSENC_OK);
+    unchanged = 1;
+    for (int s = 0; s < N; s++)
+        unchanged &= m.i[s] == 1;
+    for (int s = 0; s < AS * AS; s++)
+        unchanged &= w.i[s] == 1;
+    CHECK(unchanged);
+    CHECK(posenc_mean_pool(m.f + 1, AD, q, N, AS, AD, m.i) == POSENC_ERR_INVALID_ARGUMENT && m.i[1] == 1);
+    CHECK(posenc_mean_pool(pool, AD, q, N, AS, AD, m.i) == POSENC_OK);
+
+    /* the whole encoder: tokens, key_mask and the RoPE frequencies are read in
+       every layer, after out, work and attention are written */
+    static float params[4096], wk[4096], attn[L * H * S * S];
+    static union {
+        float f[4096];
+        int32_t i[4096];
+        double d[2048];
+    } u;
+    double inv_freq[HD / 2] = { 1, 0.01 };
+    posenc_encoder_config c = { 0 };
+    c.vocab_size = V, c.d_model = D, c.heads = H, c.d_ff = FF, c.layers = L;
+    c.positional = POSENC_POSITIONAL_ROPE, c.rope_inv_freq = inv_freq;
+    size_t pl, wl;
+    CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_OK && pl <= COUNT(params) && wl <= COUNT(wk));
+    fill(params, pl, 0.5f);
+    float enc[S * D];
+    for (int i = 0; i < 4096; i++)
+        u.i[i] = 1;
+    /* tokens inside out, inside work, inside attention; the mask inside work;
+       the frequencies inside work */
+    CHECK(posenc_encoder_forward(u.f, S * D, &c, params, pl, u.i + S, S, NULL, 0, -1, NULL, 0, wk, wl) ==
+          POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i + wl - 1, S, NULL, 0, -1, NULL, 0, u.f, wl) ==
+          POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i, S, NULL, 0, -1, u.f + 1, COUNT(attn), wk, wl) ==
+          POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i + wl, S, u.i + 4, 0, -1, NULL, 0, u.f, wl) ==
+          POSENC_ERR_INVALID_ARGUMENT);
+    unchanged = 1;
+    for (int i = 0; i < 4096; i++)
+        unchanged &= u.i[i] == 1;
+    CHECK(unchanged);
+    c.rope_inv_freq = u.d + 10;
+    u.d[10] = 1, u.d[11] = 0.01;
+    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i + 2 * wl, S, NULL, 0, -1, NULL, 0, u.f, wl) ==
+          POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(u.d[10] == 1 && u.d[11] == 0.01);
+    c.rope_inv_freq = inv_freq;
+    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i, S, u.i + S, 0, -1, attn, COUNT(attn), wk, wl) ==
+          POSENC_OK);
+}
+
 void test_encoder(void)
 {
     test_softmax();
@@ -428,4 +593,6 @@ void test_encoder(void)
     test_attention();
     test_encoder_forward();
     test_encoder_errors();
+    test_encoder_logits();
+    test_overlaps();
 }
