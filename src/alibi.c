@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "checked.h"
+#include "fmath.h"
 
 #define DEFAULT_MAX_BIAS 8.0
 
@@ -24,8 +25,8 @@ static double slope(size_t h, size_t heads, double max_bias)
     while (p <= heads / 2)
         p *= 2;
     if (h < p)
-        return pow(2.0, -max_bias * (double)(h + 1) / (double)p);
-    return pow(2.0, -max_bias * (double)(2 * (h - p) + 1) / (2.0 * (double)p));
+        return fmath_pow(2.0, -max_bias * (double)(h + 1) / (double)p);
+    return fmath_pow(2.0, -max_bias * (double)(2 * (h - p) + 1) / (2.0 * (double)p));
 }
 
 int posenc_alibi_slopes(double *out, size_t out_len, size_t heads, double max_bias)

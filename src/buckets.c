@@ -2,7 +2,8 @@
  * buckets.c: T5 and DeBERTa-v2 relative-position buckets (formulas and
  * sources in posenc.h). Both reproduce torch's float32 evaluation: float
  * division and multiplication in C float (FLT_EVAL_METHOD 0 on x86-64 and
- * wasm, -ffp-contract=off), each log as (float)log((double)x).
+ * wasm, -ffp-contract=off), each log as (float)log((double)x) with posenc's
+ * own double log (src/fmath.h), so that native and wasm buckets agree.
  *
  * Both matrices are Toeplitz (the value depends on column - row only), so a
  * routine evaluates row 0 and column 0 (query_len + key_len - 1 values) and
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "checked.h"
+#include "fmath.h"
 
 /* out[i][j] = at(ctx, j - i): T5's and DeBERTa's buckets depend only on the
  * key - query difference, so row 0 and column 0 are computed and every other
@@ -74,7 +76,7 @@ static int t5_plan_init(t5_plan *p, int bidirectional, size_t num_buckets, size_
     p->max_exact = p->nb / 2;
     if ((int64_t)max_distance <= p->max_exact) /* log(max_distance / max_exact) <= 0 */
         return POSENC_ERR_INVALID_ARGUMENT;
-    p->log_ratio = (float)log((double)max_distance / (double)p->max_exact);
+    p->log_ratio = (float)fmath_log((double)max_distance / (double)p->max_exact);
     p->span = (float)(p->nb - p->max_exact);
     return POSENC_OK;
 }
@@ -95,7 +97,7 @@ static int32_t t5_bucket(const t5_plan *p, int64_t rel)
         return bucket + (int32_t)n;
     /* n >= max_exact >= 1: the log's argument is >= 1, never log(0) */
     float x = (float)n / (float)p->max_exact;
-    float v = (float)log((double)x) / p->log_ratio * p->span;
+    float v = (float)fmath_log((double)x) / p->log_ratio * p->span;
     /* min(max_exact + trunc(v), nb - 1), clamped before the cast (v can exceed int32) */
     if (!((double)v < (double)(p->nb - p->max_exact)))
         return bucket + p->nb - 1;
@@ -193,7 +195,7 @@ static float deberta_value(const deberta_plan *p, int64_t rel)
         return (float)rel; /* relative_pos.type_as(log_pos) */
     /* a > mid >= 1: the log's argument is >= 1 */
     float x = (float)a / p->mid_f;
-    float log_pos = ceilf((float)log((double)x) / p->log_ratio * p->mid_minus_1) + p->mid_f;
+    float log_pos = ceilf((float)fmath_log((double)x) / p->log_ratio * p->mid_minus_1) + p->mid_f;
     return rel < 0 ? -log_pos : log_pos;
 }
 
@@ -227,7 +229,7 @@ static int deberta_plan_init(deberta_plan *p, size_t bucket_size, size_t max_pos
     p->mid_f = (float)p->mid;
     p->mid_minus_1 = (float)(p->mid - 1);
     /* torch.tensor((max_position - 1) / mid): a double quotient rounded to float32 */
-    p->log_ratio = (float)log((double)(float)((double)(max_position - 1) / (double)p->mid));
+    p->log_ratio = (float)fmath_log((double)(float)((double)(max_position - 1) / (double)p->mid));
     return p->log_ratio > 0.0f ? POSENC_OK : POSENC_ERR_INVALID_ARGUMENT;
 }
 

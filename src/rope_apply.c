@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "checked.h"
+#include "fmath.h"
 #include "rope_rotate.h"
 #include "trig.h"
 
@@ -72,9 +73,10 @@ static void fill_float32(const cs_block *b)
         float p = (float)pos;
         for (size_t k = 0; k < b->n_freq; k++) {
             float angle = p * (float)b->inv_freq[k];
-            float c = (float)cos((double)angle), s = (float)sin((double)angle);
-            b->cos_out[r * b->stride + k] = c * scale;
-            b->sin_out[r * b->stride + k] = s * scale;
+            double c, s;
+            fmath_sincos((double)angle, &s, &c);
+            b->cos_out[r * b->stride + k] = (float)c * scale;
+            b->sin_out[r * b->stride + k] = (float)s * scale;
         }
     }
 }

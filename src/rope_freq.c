@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "checked.h"
+#include "fmath.h"
 
 #define DEFAULT_BASE 10000.0
 #define TWO_PI (2.0 * 3.14159265358979323846)
@@ -53,13 +54,13 @@ static double yarn_get_mscale(double scale, double mscale)
 {
     if (scale <= 1.0)
         return 1.0;
-    return 0.1 * mscale * log(scale) + 1.0;
+    return 0.1 * mscale * fmath_log(scale) + 1.0;
 }
 
 /* HF _compute_yarn_parameters.find_correction_dim */
 static double yarn_correction_dim(double num_rotations, double dim, double base, double max_pos)
 {
-    return (dim * log(max_pos / (num_rotations * TWO_PI))) / (2.0 * log(base));
+    return (dim * fmath_log(max_pos / (num_rotations * TWO_PI))) / (2.0 * fmath_log(base));
 }
 
 /* factor and O for YaRN / LongRoPE: O defaults to M, factor to M / O. */
@@ -132,7 +133,7 @@ static int plan_longrope(const posenc_rope_scaling *s, size_t seq_len, rope_plan
     else if (p->factor <= 1.0)
         p->attention = 1.0;
     else
-        p->attention = sqrt(1.0 + log(p->factor) / log(p->original_max));
+        p->attention = sqrt(1.0 + fmath_log(p->factor) / fmath_log(p->original_max));
     /* `if seq_len and seq_len > original_max_position_embeddings` */
     p->ext = seq_len != 0 && (double)seq_len > p->original_max ? s->long_factor : s->short_factor;
     return POSENC_OK;
@@ -163,7 +164,7 @@ static int plan_rope(rope_plan *p, size_t rotary_dim, double base, const posenc_
             return POSENC_ERR_INVALID_ARGUMENT;
         double len = (double)seq_len > m ? (double)seq_len : m;
         double d = (double)rotary_dim;
-        p->base = base * pow((p->factor * len / m) - (p->factor - 1.0), d / (d - 2.0));
+        p->base = base * fmath_pow((p->factor * len / m) - (p->factor - 1.0), d / (d - 2.0));
         return isfinite(p->base) && p->base > 1.0 ? POSENC_OK : POSENC_ERR_INVALID_ARGUMENT;
     }
     case POSENC_ROPE_YARN:
@@ -203,7 +204,7 @@ static double llama3_frequency(const rope_plan *p, double f)
 static double frequency(const rope_plan *p, size_t k)
 {
     /* base ** (arange(0, dim, 2) / dim) */
-    double pos_freq = pow(p->base, (double)(2 * k) / (double)p->dim);
+    double pos_freq = fmath_pow(p->base, (double)(2 * k) / (double)p->dim);
     switch (p->type) {
     case POSENC_ROPE_LINEAR:
         return 1.0 / pos_freq / p->factor;

@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "checked.h"
+#include "fmath.h"
 #include "trig.h"
 
 #define DEFAULT_BASE 10000.0
@@ -19,7 +20,7 @@ typedef struct freq_ctx {
 static double freq_at(const void *ctx, size_t i)
 {
     const freq_ctx *f = ctx;
-    return exp(-(double)i * f->log_base / f->denom);
+    return fmath_exp(-(double)i * f->log_base / f->denom);
 }
 
 /* Everything a layout decides: how many sines and cosines, where they go. */
@@ -34,7 +35,7 @@ typedef struct layout_plan {
 static int plan_layout(size_t d, double base, int layout, layout_plan *plan)
 {
     size_t half = d / 2;
-    plan->freq.log_base = log(base);
+    plan->freq.log_base = fmath_log(base);
     plan->zero_last = 0;
     switch (layout) {
     case POSENC_LAYOUT_INTERLEAVED:

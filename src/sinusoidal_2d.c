@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "checked.h"
+#include "fmath.h"
 #include "trig.h"
 
 #define DEFAULT_BASE 10000.0
@@ -26,7 +27,7 @@ typedef struct axis_freq {
 static double axis_freq_at(const void *ctx, size_t k)
 {
     const axis_freq *f = ctx;
-    return f->scale * exp(-(double)k * f->log_base / f->q);
+    return f->scale * fmath_exp(-(double)k * f->log_base / f->q);
 }
 
 /* diffusers get_2d_sincos_pos_embed: pos = arange(n) / (n / base_size) / interpolation_scale. */
@@ -80,7 +81,7 @@ int posenc_sinusoidal_2d(float *out, size_t out_len, size_t height, size_t width
         return POSENC_OK;
     float *grid = out + (cls_token ? d_model : 0);
     size_t q = d_model / 4, half = d_model / 2;
-    double log_base = log(base);
+    double log_base = fmath_log(base);
 
     /* x part of the first grid row: patches (0, x), [sin(x w) | cos(x w)] */
     axis_freq fx = { log_base, (double)q, scale_x };

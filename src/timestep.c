@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "checked.h"
+#include "fmath.h"
 #include "trig.h"
 
 #define DEFAULT_MAX_PERIOD 10000.0
@@ -19,7 +20,7 @@
 /* get_timestep_embedding: exponent = -ln(max_period) * k, then / (half - shift), then exp. */
 static double timestep_freq(double neg_log_period, double k, double denom)
 {
-    return exp(neg_log_period * k / denom);
+    return fmath_exp(neg_log_period * k / denom);
 }
 
 /* Positions the recurrence steps through: integers in int32's range, where
@@ -55,7 +56,7 @@ int posenc_timestep_embedding(float *out, size_t out_len, const double *timestep
 
     /* Every angle must be finite: |scale t| w_k is largest at the largest |t|
      * and at an end of k (w_k is monotone in k); rounding is monotone too. */
-    double neg_log_period = -log(max_period), t_max = 0.0;
+    double neg_log_period = -fmath_log(max_period), t_max = 0.0;
     for (size_t r = 0; r < n; r++) {
         if (!isfinite(timesteps[r]))
             return POSENC_ERR_INVALID_ARGUMENT;

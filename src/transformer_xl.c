@@ -1,17 +1,17 @@
 /* transformer_xl.c: Transformer-XL's relative sinusoid (formula and source in posenc.h). */
 #include "posenc.h"
 
-#include <math.h>
 #include <string.h>
 
 #include "checked.h"
+#include "fmath.h"
 #include "trig.h"
 
 /* mem_transformer.py PositionalEmbedding: inv_freq = 1 / 10000^(arange(0, d, 2) / d) */
 static double xl_freq(const void *ctx, size_t k)
 {
     double d = (double)*(const size_t *)ctx;
-    return 1.0 / pow(10000.0, (double)(2 * k) / d);
+    return 1.0 / fmath_pow(10000.0, (double)(2 * k) / d);
 }
 
 int posenc_transformer_xl_embedding(float *out, size_t out_len, size_t key_len, size_t d_model,

@@ -1,8 +1,7 @@
 /* trig.c: sin/cos tables by an anchored angle-addition recurrence (see trig.h). */
 #include "trig.h"
 
-#include <math.h>
-
+#include "fmath.h"
 #include "simd.h"
 
 enum {
@@ -104,17 +103,16 @@ static void tile_contiguous(const trig_target *t, trig_state *st, size_t r0, siz
 
 static void anchor(double *s, double *c, const double *w, size_t n, double p)
 {
-    for (size_t k = 0; k < n; k++) {
-        s[k] = sin(p * w[k]);
-        c[k] = cos(p * w[k]);
-    }
+    for (size_t k = 0; k < n; k++)
+        fmath_sincos(p * w[k], &s[k], &c[k]);
 }
 
 static void steps(double *step_c, double *step_s, const double *w, size_t n, int direction)
 {
     for (size_t k = 0; k < n; k++) {
-        step_c[k] = cos(w[k]);
-        step_s[k] = direction * sin(w[k]);
+        double sin_w;
+        fmath_sincos(w[k], &sin_w, &step_c[k]);
+        step_s[k] = direction * sin_w;
     }
 }
 

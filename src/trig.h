@@ -4,7 +4,7 @@
  * rows p and a set of frequencies w_k, written to strided float addresses.
  *
  * How it stays exact: rows at anchors take sin and cos of the double angle
- * p * w directly (libm, one argument reduction each); the rows between step
+ * p * w directly (fmath_sincos, within an ulp); the rows between step
  * from the anchor before by the rotation (cos w, sin w) in double: an
  * angle-addition recurrence whose error grows by a few double ulps per step,
  * ~1e-14 after TRIG_ANCHOR_ROWS steps, far below float32's 6e-8. Every value

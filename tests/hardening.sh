@@ -66,7 +66,7 @@ cppcheck_step() {
   cppcheck -q --std=c11 --enable=warning,style,performance,portability --inline-suppr \
     --suppressions-list=.cppcheck-suppressions --error-exitcode=1 \
     --template='{file}:{line}: {severity}: {message} [{id}]' \
-    -Iinclude -Isrc -Itests/c -Itests/fuzz src tests/c tests/fuzz
+    -Iinclude -Isrc -Itests/c -Itests/fuzz src tests/c tests/fuzz tests/fmath
 }
 
 clang_tidy_step() {

@@ -32,6 +32,7 @@ run_c() {
 
 run_c c-native build/native/test_posenc
 run_c c-sanitized build/asan/test_posenc
+run_c c-fmath build/native/test_fmath
 
 # Native hardening (tests/hardening.sh): each step prints "<step>: N passed,
 # N failed" last (fuzz: one test per target, FUZZ_TEST_SECONDS each; the
