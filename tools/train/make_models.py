@@ -1,0 +1,132 @@
+"""Trains one copy-task model per positional scheme and writes, for each:
+web/models/copy-<scheme>.safetensors (F16, the createEncoder options under
+the metadata key posenc.config), tests/fixtures/models/copy-<scheme>-logits.safetensors
+(torch's logits on a few evaluation sequences, from exactly the F16 weights),
+and its entry in web/models/manifest.json.
+
+    python3 tools/train/make_models.py [--schemes rope,alibi] [--threads 2]
+"""
+import argparse
+import json
+import os
+import platform
+import time
+
+import torch
+
+from copy_task import EVAL_NS, EVAL_SEED, TRAIN_MAX_N, TRAIN_MIN_N, VOCAB_SIZE, eval_batch
+from evaluate import copy_accuracy
+from model import SCHEMES, CopyDecoder, encoder_config
+from recipes import recipe_for
+from safetensors_io import write_safetensors
+from train import train
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
+MODELS = os.path.join(ROOT, "web", "models")
+FIXTURES = os.path.join(ROOT, "tests", "fixtures", "models")
+
+# Evaluation sequences per n: as many as posenc's test can score in seconds.
+EVAL_COUNT = {8: 64, 16: 64, 32: 64, 48: 64, 64: 64, 96: 32, 128: 32, 192: 16, 256: 16}
+# Evaluation sequences (n, index) whose logits become the test fixtures.
+FIXTURE_SEQUENCES = ((8, 0), (32, 0), (96, 0))
+
+
+def round_to_f16(model):
+    """The weights as the file stores them: each rounded to F16 and back, so
+    that every figure below is measured on exactly the committed model."""
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(p.half().float())
+
+
+def write_model(model, scheme, path):
+    metadata = {
+        "posenc.config": json.dumps(model.config, separators=(",", ":")),
+        "posenc.task": "copy",
+        "posenc.scheme": scheme,
+    }
+    tensors = {name: t.half() for name, t in model.state_dict().items()}
+    write_safetensors(path, tensors, metadata)
+
+
+@torch.no_grad()
+def write_fixture(model, path):
+    tensors = {}
+    for n, index in FIXTURE_SEQUENCES:
+        tokens = eval_batch(n, index + 1)[index:index + 1]
+        tensors[f"tokens.n{n}.i{index}"] = tokens[0].float()
+        tensors[f"logits.n{n}.i{index}"] = model(tokens)[0].contiguous()
+    write_safetensors(path, tensors, {"about": "torch logits [seq][vocab] of the model file on copy-task evaluation sequences"})
+
+
+def build(scheme, threads):
+    arch, recipe = recipe_for(scheme)
+    config = encoder_config(scheme, **arch)
+    print(f"{scheme}: {arch}, {recipe}", flush=True)
+    model, loss, seconds, _ = train(config, recipe)
+    model.eval()
+    round_to_f16(model)
+    name = f"copy-{scheme}.safetensors"
+    write_model(model, scheme, os.path.join(MODELS, name))
+    write_fixture(model, os.path.join(FIXTURES, f"copy-{scheme}-logits.safetensors"))
+    accuracy = {}
+    for n in EVAL_NS:
+        token, exact = copy_accuracy(model, n, EVAL_COUNT[n])
+        accuracy[str(n)] = {"sequences": EVAL_COUNT[n], "tokenAccuracy": round(token, 6), "exactMatch": round(exact, 6)}
+        print(f"  n {n:3d}: token accuracy {token:.4f}, exact match {exact:.4f}", flush=True)
+    return {
+        "task": "copy",
+        "scheme": scheme,
+        "file": name,
+        "config": config,
+        "trainN": [TRAIN_MIN_N, TRAIN_MAX_N],
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "trainingSeconds": round(seconds, 1),
+        "threads": threads,
+        "steps": recipe["steps"],
+        "finalLoss": round(loss, 6),
+        "recipe": recipe,
+        "accuracy": accuracy,
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--schemes", default=",".join(SCHEMES))
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    os.makedirs(MODELS, exist_ok=True)
+    os.makedirs(FIXTURES, exist_ok=True)
+    manifest_path = os.path.join(MODELS, "manifest.json")
+    entries = {}
+    if os.path.exists(manifest_path):
+        with open(manifest_path) as f:
+            entries = {e["scheme"]: e for e in json.load(f)["models"]}
+    for scheme in args.schemes.split(","):
+        if scheme not in SCHEMES:
+            parser.error(f"unknown scheme {scheme!r} (known: {', '.join(SCHEMES)})")
+        entries[scheme] = build(scheme, args.threads)
+    manifest = {
+        "about": "Tiny causal transformers trained on the copy task, one per positional scheme (tools/train/README.md)",
+        "task": {
+            "name": "copy",
+            "vocabSize": VOCAB_SIZE,
+            "tokens": "0 = BOS, 1 = SEP, 2..17 symbols; [0, s_1..s_n, 1, s_1..s_n]",
+            "score": "argmax at the position before each copied symbol (teacher-forced)",
+            "trainN": [TRAIN_MIN_N, TRAIN_MAX_N],
+            "evalN": list(EVAL_NS),
+            "evalSequences": "symbol j of sequence i at length n: 2 + (lowbias32(lowbias32(lowbias32(seed ^ n) ^ i) ^ j) >>> 28)",
+            "evalSeed": EVAL_SEED,
+        },
+        "torch": torch.__version__,
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+        "models": [entries[s] for s in SCHEMES if s in entries],
+    }
+    with open(manifest_path, "w") as f:
+        json.dump(manifest, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
