@@ -592,8 +592,9 @@ typedef enum posenc_activation {
  * posenc_embed: out[s][k] = table[tokens[s]][k] * scale, [seq][d_model]. The
  * seed article scales by sqrt(d_model) (Vaswani 3.4).
  *
- *   table    [vocab_size][d_model], table_len >= that many floats; must not overlap out
+ *   table    [vocab_size][d_model], table_len >= that many floats
  *   tokens   seq ids, each in [0, vocab_size)
+ *   out      must not overlap table or tokens (POSENC_ERR_INVALID_ARGUMENT)
  *   scale    finite
  */
 POSENC_API int posenc_embed(float *out, size_t out_len, const int32_t *tokens, size_t seq,
@@ -656,7 +657,8 @@ POSENC_API int posenc_softmax(float *x, size_t x_len, size_t rows, size_t cols);
  *   causal     1 or 0
  *   probs      NULL (probs_len 0), or probs_len >= heads * seq * seq: receives p
  *   work       seq * seq floats when probs is NULL, else unused (may be NULL)
- *   out, probs and work must not overlap each other or the inputs
+ *   out, probs and work must not overlap each other or the inputs, key_mask
+ *   included (POSENC_ERR_INVALID_ARGUMENT)
  */
 POSENC_API int posenc_attention(float *out, size_t out_len, const float *q, const float *k,
                                 const float *v, size_t qkv_len, size_t seq, size_t heads,
@@ -688,7 +690,8 @@ POSENC_API int posenc_feed_forward(float *out, size_t out_len, const float *x, s
  * article's sentiment pooling, x.mean(axis=1), padding excluded. No row
  * kept (or seq = 0): zeros.
  *
- *   out      out_len >= d_model; x [seq][d_model]
+ *   out      out_len >= d_model; x [seq][d_model]; out must not overlap x or
+ *            key_mask
  */
 POSENC_API int posenc_mean_pool(float *out, size_t out_len, const float *x, size_t x_len, size_t seq,
                                 size_t d_model, const int32_t *key_mask);
@@ -699,9 +702,18 @@ typedef enum posenc_positional {
     POSENC_POSITIONAL_SINUSOIDAL = 1, /* x = E[t] * scale + PE (posenc_add_sinusoidal)  */
     POSENC_POSITIONAL_ROPE = 2,       /* q, k rotated in every layer (posenc_rope_apply) */
     POSENC_POSITIONAL_ALIBI = 3,      /* -m_h |i - j| added to scores (posenc_alibi_bias)*/
-    POSENC_POSITIONAL_T5 = 4          /* a learned bucket bias (posenc_t5_bias), shared  */
+    POSENC_POSITIONAL_T5 = 4,         /* a learned bucket bias (posenc_t5_bias), shared  */
                                       /* by every layer as in HF T5                      */
+    POSENC_POSITIONAL_LEARNED = 5     /* x = E[t] * scale + P[s]: absolute position      */
+                                      /* embeddings (BERT, GPT-2 wpe), seq <= max_length */
 } posenc_positional;
+
+/* The output head of posenc_encoder_logits (a causal language model's). */
+typedef enum posenc_lm_head {
+    POSENC_LM_HEAD_NONE = 0, /* no LM head: posenc_encoder_logits is refused        */
+    POSENC_LM_HEAD_OWN = 1,  /* lm_head.weight [vocab_size][d_model], last in params */
+    POSENC_LM_HEAD_TIED = 2  /* the embedding matrix E (GPT-2's tied wte): no tensor */
+} posenc_lm_head;
 
 /* Where the layer norms sit (Xiong et al. 2020, "On Layer Normalization in
  * the Transformer Architecture"). */
@@ -731,7 +743,11 @@ typedef enum posenc_norm_placement {
  *   T5            t5_num_buckets (0 = 32), t5_max_distance (0 = 128),
  *                 t5_unidirectional (0: bidirectional, the encoder's): as
  *                 posenc_t5_bias
- * Fields of the other schemes are ignored.
+ *   LEARNED       max_length >= 1: rows of pos_embed.weight; a pass takes
+ *                 seq <= max_length tokens
+ *   lm_head       a posenc_lm_head (0 = none)
+ * Fields of the other schemes are ignored. New fields are appended, so a
+ * zero-initialised struct from an older caller keeps its meaning.
  */
 typedef struct posenc_encoder_config {
     size_t vocab_size;
@@ -757,17 +773,21 @@ typedef struct posenc_encoder_config {
     size_t t5_num_buckets;
     size_t t5_max_distance;
     int t5_unidirectional;
+    size_t max_length;
+    int lm_head;
 } posenc_encoder_config;
 
 /*
  * posenc_encoder_sizes: the floats of the parameter buffer and of the
  * workspace that posenc_encoder_forward needs for seq tokens (kissfft-style
- * size query; nothing is allocated). seq <= 2^31.
+ * size query; nothing is allocated). seq <= 2^31, and seq <= max_length for
+ * LEARNED.
  *
  * Parameters, one flat float buffer in this order (d = d_model; the names are
  * the JS API's safetensors names, after PyTorch's):
  *
  *   embed.weight                         [vocab_size][d]
+ *   pos_embed.weight                     [max_length][d]       (LEARNED)
  *   language_embed.weight                [languages][d]        (languages > 0)
  *   relative_attention_bias.weight       [t5_num_buckets][heads] (T5)
  *   per layer i, layers.{i}.:
@@ -780,9 +800,11 @@ typedef struct posenc_encoder_config {
  *     linear2.weight [d][d_ff], linear2.bias [d]
  *     norm2.weight [d], norm2.bias [d]
  *   norm.weight [d], norm.bias [d]                             (final_norm)
+ *   lm_head.weight                       [vocab_size][d]       (POSENC_LM_HEAD_OWN)
  *
  * Workspace: 2 seq d + max(3 seq d, seq d_ff) + seq^2 floats, plus
- * heads seq^2 for ALIBI and T5 (their bias, computed once per pass).
+ * heads seq^2 for ALIBI and T5 (their bias, computed once per pass), plus
+ * seq d with an LM head (the hidden states posenc_encoder_logits keeps).
  */
 POSENC_API int posenc_encoder_sizes(const posenc_encoder_config *config, size_t seq,
                                     size_t *params_len, size_t *work_len);
@@ -790,7 +812,8 @@ POSENC_API int posenc_encoder_sizes(const posenc_encoder_config *config, size_t 
 /*
  * posenc_encoder_forward: out [seq][d_model], the encoder's output for tokens:
  *
- *   x = E[tokens] * embed_scale (+ PE if SINUSOIDAL) (+ L[language])
+ *   x = E[tokens] * embed_scale (+ PE if SINUSOIDAL) (+ P[s] if LEARNED)
+ *       (+ L[language])
  *   each layer, with MHA = posenc_attention on x W_q^T + b_q, ... (q and k
  *   rotated if ROPE; the ALiBi or T5 bias added to the scores), output
  *   projection W_o, and FF = posenc_feed_forward:
@@ -807,13 +830,45 @@ POSENC_API int posenc_encoder_sizes(const posenc_encoder_config *config, size_t 
  *   attention   NULL (attention_len 0), or attention_len >= layers * heads *
  *               seq^2: receives every layer's probabilities [layer][head][i][j]
  *   work        work_len >= the size query's
- *   out, params, attention and work must not overlap.
+ *   out, attention and work are written while params, tokens, key_mask and
+ *   rope_inv_freq are read, layer after layer: out, attention and work must
+ *   not overlap each other or any of those (POSENC_ERR_INVALID_ARGUMENT).
  */
 POSENC_API int posenc_encoder_forward(float *out, size_t out_len, const posenc_encoder_config *config,
                                       const float *params, size_t params_len, const int32_t *tokens,
                                       size_t seq, const int32_t *key_mask, int causal,
                                       int32_t language, float *attention, size_t attention_len,
                                       float *work, size_t work_len);
+
+/*
+ * posenc_encoder_logits: out [seq][vocab_size], the next-token logits at
+ * every position of a causal language model (GPT-2's lm_head; no bias):
+ *
+ *   h = posenc_encoder_forward(tokens, ...)            [seq][d_model]
+ *   out[s][v] = sum_k h[s][k] W[v][k]                  W [vocab_size][d_model]
+ *
+ * with W = lm_head.weight (POSENC_LM_HEAD_OWN, the last tensor of params) or
+ * the embedding matrix E (POSENC_LM_HEAD_TIED; E unscaled: embed_scale only
+ * enters the input). Pictured, seq = 3, vocab_size = 4: row s holds the
+ * scores of the token after tokens[s]:
+ *
+ *             v:  0    1    2    3
+ *   s = 0      [ h0.W0 h0.W1 h0.W2 h0.W3 ]   predicts tokens[1]
+ *   s = 1      [ h1.W0 ...               ]   predicts tokens[2]
+ *   s = 2      [ h2.W0 ...               ]   predicts the next token
+ *
+ * A language model passes causal = 1 (each position sees itself and the
+ * tokens before it). Arguments as posenc_encoder_forward; besides:
+ *   config->lm_head   OWN or TIED, else POSENC_ERR_INVALID_ARGUMENT
+ *   out               out_len >= seq * vocab_size
+ *   work              the size query's work_len (it holds h at its end)
+ * Dot products in float32 as posenc_linear; against double, ~1e-6 relative.
+ */
+POSENC_API int posenc_encoder_logits(float *out, size_t out_len, const posenc_encoder_config *config,
+                                     const float *params, size_t params_len, const int32_t *tokens,
+                                     size_t seq, const int32_t *key_mask, int causal,
+                                     int32_t language, float *attention, size_t attention_len,
+                                     float *work, size_t work_len);
 
 #ifdef __cplusplus
 }

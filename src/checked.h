@@ -36,6 +36,27 @@ static inline int check_out_len(size_t out_len, size_t a, size_t b, size_t *need
     return out_len < *need ? POSENC_ERR_BUFFER_TOO_SMALL : POSENC_OK;
 }
 
+/*
+ * Whether the byte ranges [a, a + a_bytes) and [b, b + b_bytes) share a byte.
+ * Empty ranges and NULL never overlap. Written with the distance between the
+ * starts, so no end address is formed and nothing wraps; a saturated size
+ * (posenc_bytes) covers the rest of the address space.
+ */
+static inline int posenc_overlaps(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    if (!a || !b || a_bytes == 0 || b_bytes == 0)
+        return 0;
+    return x <= y ? y - x < a_bytes : x - y < b_bytes;
+}
+
+/* n elements of `size` bytes, saturated at SIZE_MAX (for posenc_overlaps). */
+static inline size_t posenc_bytes(size_t n, size_t size)
+{
+    size_t bytes;
+    return __builtin_mul_overflow(n, size, &bytes) ? SIZE_MAX : bytes;
+}
+
 /* Whether two runs of n floats share memory (compared as addresses). */
 static inline int floats_overlap(const float *a, const float *b, size_t n)
 {

@@ -14,21 +14,46 @@
 
 #define T5_DEFAULT_BUCKETS 32
 
-/* posenc.js writes posenc_encoder_config into wasm memory at these offsets. */
+/* src/js/encoder.js writes posenc_encoder_config into wasm memory from its
+ * CONFIG_FIELDS table, which derives these offsets from the field order and
+ * the wasm32 sizes (size_t, int and pointers 4 bytes, double 8, each aligned
+ * to its size); tests/encoder-config.test.js checks the table against the
+ * struct in posenc.h and against these asserts. */
 #if defined(__wasm32__)
-_Static_assert(offsetof(posenc_encoder_config, positional) == 24, "encoder.js layout");
-_Static_assert(offsetof(posenc_encoder_config, embed_scale) == 40, "encoder.js layout");
-_Static_assert(offsetof(posenc_encoder_config, sinusoidal_layout) == 64, "encoder.js layout");
-_Static_assert(offsetof(posenc_encoder_config, rope_inv_freq) == 80, "encoder.js layout");
-_Static_assert(offsetof(posenc_encoder_config, rope_attention_factor) == 88, "encoder.js layout");
-_Static_assert(offsetof(posenc_encoder_config, t5_unidirectional) == 112, "encoder.js layout");
-_Static_assert(sizeof(posenc_encoder_config) == 120, "encoder.js layout");
+#define AT(field, offset) _Static_assert(offsetof(posenc_encoder_config, field) == (offset), "encoder.js layout")
+AT(vocab_size, 0);
+AT(d_model, 4);
+AT(heads, 8);
+AT(d_ff, 12);
+AT(layers, 16);
+AT(languages, 20);
+AT(positional, 24);
+AT(norm, 28);
+AT(activation, 32);
+AT(final_norm, 36);
+AT(embed_scale, 40);
+AT(norm_eps, 48);
+AT(sinusoidal_base, 56);
+AT(sinusoidal_layout, 64);
+AT(rope_layout, 68);
+AT(rotary_dim, 72);
+AT(rope_precision, 76);
+AT(rope_inv_freq, 80);
+AT(rope_attention_factor, 88);
+AT(alibi_max_bias, 96);
+AT(t5_num_buckets, 104);
+AT(t5_max_distance, 108);
+AT(t5_unidirectional, 112);
+AT(max_length, 116);
+AT(lm_head, 120);
+_Static_assert(sizeof(posenc_encoder_config) == 128, "encoder.js layout");
+#undef AT
 #endif
 
 /* A validated config with defaults resolved and every size worked out. */
 typedef struct plan {
     posenc_encoder_config c;
-    size_t head_dim, ff_len, layer_len, t5_len;
+    size_t head_dim, ff_len, layer_len, t5_len, pos_len, head_len;
     size_t params_len, work_len, act, plane, bias_len;
 } plan;
 
@@ -66,6 +91,8 @@ static int check_positional(plan *p)
             return POSENC_ERR_INVALID_ARGUMENT;
         return posenc_t5_buckets(&i, 0, 0, 0, !c->t5_unidirectional, c->t5_num_buckets,
                                  c->t5_max_distance, 0);
+    case POSENC_POSITIONAL_LEARNED:
+        return c->max_length == 0 ? POSENC_ERR_INVALID_ARGUMENT : POSENC_OK;
     default:
         return POSENC_ERR_INVALID_ARGUMENT;
     }
@@ -81,7 +108,10 @@ static int make_plan(plan *p, const posenc_encoder_config *config, size_t seq)
     if (c->vocab_size == 0 || c->d_model == 0 || c->heads == 0 || c->d_model % c->heads ||
         c->d_ff == 0 || (c->norm != POSENC_NORM_PRE && c->norm != POSENC_NORM_POST) ||
         !nn_valid_activation(c->activation) || (c->final_norm != 0 && c->final_norm != 1) ||
-        (uint64_t)seq > (uint64_t)POSENC_POSITION_MAX + 1)
+        (c->lm_head != POSENC_LM_HEAD_NONE && c->lm_head != POSENC_LM_HEAD_OWN &&
+         c->lm_head != POSENC_LM_HEAD_TIED) ||
+        (uint64_t)seq > (uint64_t)POSENC_POSITION_MAX + 1 ||
+        (c->positional == POSENC_POSITIONAL_LEARNED && seq > c->max_length))
         return POSENC_ERR_INVALID_ARGUMENT;
     if (c->embed_scale == 0.0)
         c->embed_scale = sqrt((double)c->d_model);
@@ -97,6 +127,8 @@ static int make_plan(plan *p, const posenc_encoder_config *config, size_t seq)
     size_t d = c->d_model, proj = 0;
     p->ff_len = nn_feed_forward_len(d, c->d_ff);
     p->t5_len = 0;
+    p->pos_len = 0;
+    p->head_len = 0;
     p->layer_len = 0;
     p->params_len = 0;
     p->act = 0;
@@ -105,18 +137,24 @@ static int make_plan(plan *p, const posenc_encoder_config *config, size_t seq)
     p->work_len = 0;
     if (p->ff_len == 0 || add_mul(&proj, d, d) || add_mul(&proj, 1, d) || add_mul(&p->layer_len, 4, proj) ||
         add_mul(&p->layer_len, 4, d) || add_mul(&p->layer_len, 1, p->ff_len) ||
-        add_mul(&p->params_len, c->vocab_size, d) || add_mul(&p->params_len, c->languages, d) ||
+        add_mul(&p->params_len, c->vocab_size, d) ||
+        (c->positional == POSENC_POSITIONAL_LEARNED && checked_mul(c->max_length, d, &p->pos_len)) ||
+        add_mul(&p->params_len, 1, p->pos_len) || add_mul(&p->params_len, c->languages, d) ||
         (c->positional == POSENC_POSITIONAL_T5 && checked_mul(c->t5_num_buckets, c->heads, &p->t5_len)) ||
         add_mul(&p->params_len, 1, p->t5_len) || add_mul(&p->params_len, c->layers, p->layer_len) ||
-        add_mul(&p->params_len, 2 * (size_t)c->final_norm, d))
+        add_mul(&p->params_len, 2 * (size_t)c->final_norm, d) ||
+        (c->lm_head == POSENC_LM_HEAD_OWN && checked_mul(c->vocab_size, d, &p->head_len)) ||
+        add_mul(&p->params_len, 1, p->head_len))
         return POSENC_ERR_SIZE_OVERFLOW;
-    /* workspace: h, ctx [seq][d]; q, k, v or the hidden layer; scores; the bias */
+    /* workspace: h, ctx [seq][d]; q, k, v or the hidden layer; scores; the
+       bias; with an LM head, the hidden states [seq][d] the logits read */
     size_t qkv = 0, hidden = 0;
     int biased = c->positional == POSENC_POSITIONAL_ALIBI || c->positional == POSENC_POSITIONAL_T5;
     if (checked_mul(seq, d, &p->act) || add_mul(&qkv, 3, p->act) || add_mul(&hidden, seq, c->d_ff) ||
         checked_mul(seq, seq, &p->plane) || (biased && checked_mul(p->plane, c->heads, &p->bias_len)) ||
         add_mul(&p->work_len, 2, p->act) || add_mul(&p->work_len, 1, qkv > hidden ? qkv : hidden) ||
-        add_mul(&p->work_len, 1, p->plane) || add_mul(&p->work_len, 1, p->bias_len))
+        add_mul(&p->work_len, 1, p->plane) || add_mul(&p->work_len, 1, p->bias_len) ||
+        add_mul(&p->work_len, c->lm_head != POSENC_LM_HEAD_NONE, p->act))
         return POSENC_ERR_SIZE_OVERFLOW;
     return POSENC_OK;
 }
@@ -190,64 +228,134 @@ static void encoder_layer(const run *r, const float *w, size_t layer, size_t seq
     }
 }
 
+/* The arguments of one pass, and what a pass writes: out, work, attention. */
+typedef struct pass {
+    const float *params;
+    const int32_t *tokens, *key_mask;
+    size_t seq, params_len, attention_len, work_len, probs_len;
+    int causal;
+    int32_t language;
+    float *attention, *work;
+} pass;
+
+/* The checks of a pass whose out is [seq][d_model] (forward) or
+ * [seq][vocab_size] (logits: needs an LM head). */
+static int check_pass(plan *p, const posenc_encoder_config *config, pass *a, const float *out, size_t out_len,
+                      int logits)
+{
+    size_t out_need;
+    int status;
+    if (!out || !a->params || !a->work || (!a->tokens && a->seq) || (!a->attention && a->attention_len))
+        return POSENC_ERR_NULL_POINTER;
+    if ((status = make_plan(p, config, a->seq)))
+        return status;
+    const posenc_encoder_config *c = &p->c;
+    if ((a->causal != 0 && a->causal != 1) || a->language < -1 ||
+        (a->language >= 0 && (size_t)a->language >= c->languages) ||
+        (logits && c->lm_head == POSENC_LM_HEAD_NONE))
+        return POSENC_ERR_INVALID_ARGUMENT;
+    a->probs_len = 0;
+    out_need = p->act;
+    if ((a->attention && checked_mul3(c->layers, c->heads, p->plane, &a->probs_len)) ||
+        (logits && checked_mul(a->seq, c->vocab_size, &out_need)))
+        return POSENC_ERR_SIZE_OVERFLOW;
+    if (out_len < out_need || a->params_len < p->params_len || a->work_len < p->work_len ||
+        (a->attention && a->attention_len < a->probs_len))
+        return POSENC_ERR_BUFFER_TOO_SMALL;
+    for (size_t s = 0; s < a->seq; s++)
+        if (a->tokens[s] < 0 || (size_t)a->tokens[s] >= c->vocab_size)
+            return POSENC_ERR_INVALID_ARGUMENT;
+    /* out, work and attention are written while params, tokens, the mask and
+       the RoPE frequencies are read, layer after layer: no two may share memory */
+    const double *inv_freq = c->positional == POSENC_POSITIONAL_ROPE ? c->rope_inv_freq : NULL;
+    size_t inv_len = c->rotary_dim / 2;
+    const float *written[] = { out, a->work, a->attention };
+    const size_t written_len[] = { out_need, p->work_len, a->probs_len };
+    for (size_t i = 0; i < 3; i++) {
+        for (size_t j = i + 1; j < 3; j++)
+            if (nn_overlap(written[i], written_len[i], written[j], written_len[j]))
+                return POSENC_ERR_INVALID_ARGUMENT;
+        if (nn_overlap(written[i], written_len[i], a->params, p->params_len) ||
+            nn_overlap(written[i], written_len[i], a->tokens, a->seq) ||
+            nn_overlap(written[i], written_len[i], a->key_mask, a->seq) ||
+            nn_overlap(written[i], written_len[i], inv_freq, inv_len))
+            return POSENC_ERR_INVALID_ARGUMENT;
+    }
+    return POSENC_OK;
+}
+
+/* The layer stack on checked arguments: x [seq][d_model] receives the output. */
+static void encode(const plan *p, const pass *a, float *x)
+{
+    const posenc_encoder_config *c = &p->c;
+    size_t d = c->d_model, seq = a->seq;
+    float *work = a->work;
+    run r = { p, x, work, work + p->act, work + 2 * p->act, NULL, NULL, a->attention, a->key_mask, a->causal };
+    size_t qkv = 3 * p->act, hidden = seq * c->d_ff;
+    r.scores = r.qkv + (qkv > hidden ? qkv : hidden);
+    r.bias = p->bias_len ? r.scores + p->plane : NULL;
+
+    /* embeddings: E[token] * scale (+ PE or P[s]) (+ the language row) */
+    const float *embed = a->params, *pos = embed + c->vocab_size * d, *lang = pos + p->pos_len;
+    const float *t5 = lang + c->languages * d;
+    int sinusoidal = c->positional == POSENC_POSITIONAL_SINUSOIDAL;
+    float scale = (float)c->embed_scale;
+    for (size_t s = 0; s < seq; s++)
+        for (size_t k = 0; k < d; k++)
+            x[s * d + k] = embed[(size_t)a->tokens[s] * d + k] * (sinusoidal ? 1.0f : scale);
+    if (sinusoidal)
+        posenc_add_sinusoidal(x, p->act, 1, seq, d, POSENC_ORDER_BSD, scale, c->sinusoidal_base, 0,
+                              c->sinusoidal_layout);
+    if (c->positional == POSENC_POSITIONAL_LEARNED) /* seq <= max_length: checked */
+        add_into(x, pos, p->act);
+    if (a->language >= 0)
+        for (size_t s = 0; s < seq; s++)
+            add_into(x + s * d, lang + (size_t)a->language * d, d);
+    if (c->positional == POSENC_POSITIONAL_ALIBI)
+        posenc_alibi_bias(r.bias, p->bias_len, c->heads, seq, seq, 0, a->causal, c->alibi_max_bias);
+    else if (c->positional == POSENC_POSITIONAL_T5)
+        posenc_t5_bias(r.bias, p->bias_len, t5, p->t5_len, c->heads, seq, seq, !c->t5_unidirectional,
+                       c->t5_num_buckets, c->t5_max_distance, 0);
+
+    const float *w = t5 + p->t5_len;
+    for (size_t l = 0; l < c->layers; l++, w += p->layer_len)
+        encoder_layer(&r, w, l, seq);
+    if (c->final_norm)
+        nn_layer_norm(x, x, seq, d, w, w + d, c->norm_eps);
+}
+
 int posenc_encoder_forward(float *out, size_t out_len, const posenc_encoder_config *config,
                            const float *params, size_t params_len, const int32_t *tokens, size_t seq,
                            const int32_t *key_mask, int causal, int32_t language, float *attention,
                            size_t attention_len, float *work, size_t work_len)
 {
     plan p;
-    size_t probs_len = 0;
+    pass a = { params, tokens, key_mask, seq, params_len, attention_len, work_len, 0, causal, language,
+               attention, work };
     int status;
-    if (!out || !params || !work || (!tokens && seq) || (!attention && attention_len))
-        return POSENC_ERR_NULL_POINTER;
-    if ((status = make_plan(&p, config, seq)))
+    if ((status = check_pass(&p, config, &a, out, out_len, 0)))
+        return status;
+    encode(&p, &a, out);
+    return POSENC_OK;
+}
+
+int posenc_encoder_logits(float *out, size_t out_len, const posenc_encoder_config *config,
+                          const float *params, size_t params_len, const int32_t *tokens, size_t seq,
+                          const int32_t *key_mask, int causal, int32_t language, float *attention,
+                          size_t attention_len, float *work, size_t work_len)
+{
+    plan p;
+    pass a = { params, tokens, key_mask, seq, params_len, attention_len, work_len, 0, causal, language,
+               attention, work };
+    int status;
+    if ((status = check_pass(&p, config, &a, out, out_len, 1)))
         return status;
     const posenc_encoder_config *c = &p.c;
+    /* the hidden states sit at the end of the workspace, after the layers' scratch */
+    float *hidden = work + p.work_len - p.act;
+    encode(&p, &a, hidden);
     size_t d = c->d_model;
-    if ((causal != 0 && causal != 1) || language < -1 || (language >= 0 && (size_t)language >= c->languages))
-        return POSENC_ERR_INVALID_ARGUMENT;
-    if (attention && checked_mul3(c->layers, c->heads, p.plane, &probs_len))
-        return POSENC_ERR_SIZE_OVERFLOW;
-    if (out_len < p.act || params_len < p.params_len || work_len < p.work_len ||
-        (attention && attention_len < probs_len))
-        return POSENC_ERR_BUFFER_TOO_SMALL;
-    for (size_t s = 0; s < seq; s++)
-        if (tokens[s] < 0 || (size_t)tokens[s] >= c->vocab_size)
-            return POSENC_ERR_INVALID_ARGUMENT;
-    if (nn_overlap(out, p.act, params, p.params_len) || nn_overlap(out, p.act, work, p.work_len) ||
-        nn_overlap(out, p.act, attention, probs_len) || nn_overlap(work, p.work_len, params, p.params_len) ||
-        nn_overlap(work, p.work_len, attention, probs_len) ||
-        nn_overlap(attention, probs_len, params, p.params_len))
-        return POSENC_ERR_INVALID_ARGUMENT;
-
-    run r = { &p, out, work, work + p.act, work + 2 * p.act, NULL, NULL, attention, key_mask, causal };
-    size_t qkv = 3 * p.act, hidden = seq * c->d_ff;
-    r.scores = r.qkv + (qkv > hidden ? qkv : hidden);
-    r.bias = p.bias_len ? r.scores + p.plane : NULL;
-
-    /* embeddings: E[token] * scale (+ PE) (+ the language row) */
-    const float *embed = params, *lang = embed + c->vocab_size * d, *t5 = lang + c->languages * d;
-    int sinusoidal = c->positional == POSENC_POSITIONAL_SINUSOIDAL;
-    float scale = (float)c->embed_scale;
-    for (size_t s = 0; s < seq; s++)
-        for (size_t k = 0; k < d; k++)
-            out[s * d + k] = embed[(size_t)tokens[s] * d + k] * (sinusoidal ? 1.0f : scale);
-    if (sinusoidal)
-        posenc_add_sinusoidal(out, p.act, 1, seq, d, POSENC_ORDER_BSD, scale, c->sinusoidal_base, 0,
-                              c->sinusoidal_layout);
-    if (language >= 0)
-        for (size_t s = 0; s < seq; s++)
-            add_into(out + s * d, lang + (size_t)language * d, d);
-    if (c->positional == POSENC_POSITIONAL_ALIBI)
-        posenc_alibi_bias(r.bias, p.bias_len, c->heads, seq, seq, 0, causal, c->alibi_max_bias);
-    else if (c->positional == POSENC_POSITIONAL_T5)
-        posenc_t5_bias(r.bias, p.bias_len, t5, p.t5_len, c->heads, seq, seq, !c->t5_unidirectional,
-                       c->t5_num_buckets, c->t5_max_distance, 0);
-
-    const float *w = t5 + p.t5_len;
-    for (size_t l = 0; l < c->layers; l++, w += p.layer_len)
-        encoder_layer(&r, w, l, seq);
-    if (c->final_norm)
-        nn_layer_norm(out, out, seq, d, w, w + d, c->norm_eps);
+    const float *head = c->lm_head == POSENC_LM_HEAD_TIED ? params : params + p.params_len - p.head_len;
+    nn_linear(out, c->vocab_size, hidden, d, seq, head, d, c->vocab_size, d, NULL);
     return POSENC_OK;
 }

@@ -137,7 +137,9 @@ int posenc_embed(float *out, size_t out_len, const int32_t *tokens, size_t seq, 
     for (size_t s = 0; s < seq; s++)
         if (tokens[s] < 0 || (size_t)tokens[s] >= vocab_size)
             return POSENC_ERR_INVALID_ARGUMENT;
-    if (nn_overlap(out, need, table, rows))
+    /* out is written while tokens are read: an out over the ids would turn
+       checked ids into unchecked ones (a read out of bounds) */
+    if (nn_overlap(out, need, table, rows) || nn_overlap(out, need, tokens, seq))
         return POSENC_ERR_INVALID_ARGUMENT;
     for (size_t s = 0; s < seq; s++) {
         const float *e = table + (size_t)tokens[s] * d_model;
@@ -232,7 +234,8 @@ int posenc_attention(float *out, size_t out_len, const float *q, const float *k,
     if (nn_overlap(out, need, q, need) || nn_overlap(out, need, k, need) || nn_overlap(out, need, v, need) ||
         nn_overlap(out, need, bias, planes) || nn_overlap(scratch, scratch_len, out, need) ||
         nn_overlap(scratch, scratch_len, q, need) || nn_overlap(scratch, scratch_len, k, need) ||
-        nn_overlap(scratch, scratch_len, v, need) || nn_overlap(scratch, scratch_len, bias, planes))
+        nn_overlap(scratch, scratch_len, v, need) || nn_overlap(scratch, scratch_len, bias, planes) ||
+        nn_overlap(out, need, key_mask, seq) || nn_overlap(scratch, scratch_len, key_mask, seq))
         return POSENC_ERR_INVALID_ARGUMENT;
     if (need == 0) /* no token: no loop over the (maybe huge) heads */
         return POSENC_OK;
@@ -273,7 +276,7 @@ int posenc_mean_pool(float *out, size_t out_len, const float *x, size_t x_len, s
         return POSENC_ERR_SIZE_OVERFLOW;
     if (out_len < d_model || x_len < need)
         return POSENC_ERR_BUFFER_TOO_SMALL;
-    if (nn_overlap(out, d_model, x, need))
+    if (nn_overlap(out, d_model, x, need) || nn_overlap(out, d_model, key_mask, seq))
         return POSENC_ERR_INVALID_ARGUMENT;
     size_t kept = 0;
     for (size_t s = 0; s < seq; s++)

@@ -6,12 +6,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Whether runs of na and nb floats share memory (empty runs never do). */
-static inline int nn_overlap(const float *a, size_t na, const float *b, size_t nb)
-{
-    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-    return a && b && na > 0 && nb > 0 && x < y + nb * sizeof(float) && y < x + na * sizeof(float);
-}
+#include "checked.h"
+
+/* Whether na elements at a and nb elements at b share memory, whatever their
+ * element types (floats, int32 ids and masks, doubles); NULL and empty runs never do. */
+#define nn_overlap(a, na, b, nb) \
+    posenc_overlaps((a), posenc_bytes((na), sizeof *(a)), (b), posenc_bytes((nb), sizeof *(b)))
 
 /* Floats of a feed-forward block [w1 | b1 | w2 | b2]; 0 on overflow. */
 size_t nn_feed_forward_len(size_t d_model, size_t d_ff);

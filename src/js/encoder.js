@@ -7,10 +7,14 @@ import { wasm } from './wasm.js';
 import { INT32_MAX, boolean, elementCount, integer, number, oneOf, readOptions, typedArray } from './params.js';
 import { ROPE_LAYOUTS, ropeFrequencies } from './rope.js';
 import { LAYOUTS } from './sinusoidal.js';
-import { parseSafetensors } from './safetensors.js';
+import { parseSafetensors, writeSafetensors } from './safetensors.js';
+
+const POSENC_ERR_SIZE_OVERFLOW = -3; // posenc_status
 
 /** Positional schemes, in the order of the C enum posenc_positional. */
-export const POSITIONAL_TYPES = ['none', 'sinusoidal', 'rope', 'alibi', 't5'];
+export const POSITIONAL_TYPES = ['none', 'sinusoidal', 'rope', 'alibi', 't5', 'learned'];
+/** The metadata key of a .safetensors file that holds the encoder's options as JSON. */
+export const CONFIG_METADATA_KEY = 'posenc.config';
 const NORMS = ['pre', 'post'];
 const ACTIVATIONS = ['relu', 'gelu', 'gelu_tanh'];
 const PRECISIONS = ['float64', 'float32'];
@@ -19,6 +23,25 @@ const FLT_MAX = 3.4028234663852886e38;
 const fail = (Err, fn, name, allowed, v) => new Err(`posenc.${fn}: ${name} must be ${allowed}, got ${describe(v)}`);
 const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && !ArrayBuffer.isView(v);
 const later = (extra = {}) => ({ ...extra, check: (fn, name, v) => v });
+
+/**
+ * A deep copy of a value made of plain objects, arrays and typed arrays, read
+ * once: own enumerable properties only (an inherited `constructor` or a
+ * prototype's keys never count), typed arrays as plain arrays (so the copy
+ * can be frozen and written as JSON). Later edits of the caller's objects
+ * change nothing.
+ */
+function snapshot(v) {
+  if (Array.isArray(v) || (ArrayBuffer.isView(v) && typeOf(v) !== 'DataView')) return Array.from(v, snapshot);
+  if (isPlainObject(v)) return Object.fromEntries(Object.keys(v).map((k) => [k, snapshot(v[k])]));
+  return v;
+}
+
+/** Freezes a snapshot() and everything in it. */
+function deepFreeze(v) {
+  if (v !== null && typeof v === 'object') Object.values(v).forEach(deepFreeze);
+  return Object.freeze(v);
+}
 
 // ---------------------------------------------------------------- options
 
@@ -38,19 +61,25 @@ const POSITIONAL = {
     maxDistance: integer(1, INT32_MAX, { default: 128 }),
     bidirectional: boolean({ default: true }),
   },
+  learned: { maxLength: integer(1, INT32_MAX) },
 };
 
-/** Reads `positional` ({ type, ...options }) for an encoder with headDim features per head. */
-function readPositional(fn, positional, dModel, headDim) {
+/**
+ * Reads `positional` ({ type, ...options }) for an encoder with headDim
+ * features per head: its own properties, once (a snapshot, nested objects
+ * such as rope's scaling included).
+ */
+function readPositional(fn, given, dModel, headDim) {
   const types = POSITIONAL_TYPES.map((t) => `'${t}'`).join(', ');
-  if (!isPlainObject(positional)) {
-    throw fail(TypeError, fn, 'positional', `an object { type, ... } with type one of ${types}`, positional);
+  if (!isPlainObject(given)) {
+    throw fail(TypeError, fn, 'positional', `an object { type, ... } with type one of ${types}`, given);
   }
+  const positional = snapshot(given);
   if (positional.type === undefined) throw new TypeError(`posenc.${fn}: positional.type is required (one of ${types})`);
   const type = oneOf(POSITIONAL_TYPES).check(fn, 'positional.type', positional.type);
   const spec = POSITIONAL[type];
   for (const key of Object.keys(positional)) {
-    if (key !== 'type' && !(key in spec)) {
+    if (key !== 'type' && !Object.hasOwn(spec, key)) {
       throw new TypeError(
         `posenc.${fn}: unknown option 'positional.${key}' for type '${type}' (known: ${['type', ...Object.keys(spec)].join(', ')})`,
       );
@@ -61,13 +90,13 @@ function readPositional(fn, positional, dModel, headDim) {
     const v = positional[key];
     if (v !== undefined) p[key] = checker.check(fn, `positional.${key}`, v);
     else if ('default' in checker) p[key] = checker.default;
+    else if (!checker.optional) throw new TypeError(`posenc.${fn}: positional.${key} is required for type '${type}'`);
   }
   if (type === 'sinusoidal' && p.layout === 'fairseq' && dModel < 4) {
     throw new RangeError(`posenc.${fn}: positional.layout 'fairseq' needs dModel >= 4 (its formula divides by zero below that), got dModel ${dModel}`);
   }
   if (type === 'rope') {
     p.rotaryDim ??= headDim;
-    if (isPlainObject(p.scaling)) p.scaling = { ...p.scaling }; // later edits of the caller's object change nothing
     if (p.rotaryDim % 2 || p.rotaryDim > headDim) {
       throw new RangeError(`posenc.${fn}: positional.rotaryDim must be an even integer from 2 to headDim = dModel / heads = ${headDim}, got ${p.rotaryDim}`);
     }
@@ -134,40 +163,86 @@ function readMask(fn, mask, seq) {
 
 /**
  * The tensors of an encoder, in the order of the flat parameter buffer
- * (include/posenc.h, posenc_encoder_sizes), then the classifier head.
+ * (include/posenc.h, posenc_encoder_sizes), then the classifier head (its own
+ * buffer). Every tensor's element count is checked against what one buffer can
+ * hold before anything is listed, drawn or allocated; the layers are described
+ * once (a template) and walked by tensorsOf, so no list grows with `layers`.
  */
-function tensorList(c) {
+function tensorLayout(fn, c) {
   const d = c.dModel;
-  const list = [{ name: 'embed.weight', shape: [c.vocabSize, d], init: 'embed' }];
-  if (c.languages) list.push({ name: 'language_embed.weight', shape: [c.languages, d], init: 'embed' });
-  if (c.positional.type === 't5') list.push({ name: 'relative_attention_bias.weight', shape: [c.positional.numBuckets, c.heads], init: 'bias' });
-  for (let i = 0; i < c.layers; i++) {
-    const p = `layers.${i}.`;
-    for (const proj of ['q_proj', 'k_proj', 'v_proj', 'out_proj']) {
-      list.push({ name: `${p}self_attn.${proj}.weight`, shape: [d, d], init: 'linear', fanIn: d });
-      list.push({ name: `${p}self_attn.${proj}.bias`, shape: [d], init: 'linear', fanIn: d });
+  const size = (shape) => shape.reduce((a, b) => a * b, 1);
+  const place = (list, start = 0) => {
+    let offset = start;
+    for (const t of list) {
+      t.offset = offset;
+      t.size = size(t.shape);
+      offset += t.size;
     }
-    list.push({ name: `${p}norm1.weight`, shape: [d], init: 'one' }, { name: `${p}norm1.bias`, shape: [d], init: 'zero' });
-    list.push({ name: `${p}linear1.weight`, shape: [c.dFF, d], init: 'linear', fanIn: d });
-    list.push({ name: `${p}linear1.bias`, shape: [c.dFF], init: 'linear', fanIn: d });
-    list.push({ name: `${p}linear2.weight`, shape: [d, c.dFF], init: 'linear', fanIn: c.dFF });
-    list.push({ name: `${p}linear2.bias`, shape: [d], init: 'linear', fanIn: c.dFF });
-    list.push({ name: `${p}norm2.weight`, shape: [d], init: 'one' }, { name: `${p}norm2.bias`, shape: [d], init: 'zero' });
+    return offset - start;
+  };
+  // the element counts first, by the options that make them: vocabSize * dModel, classes * dModel, ...
+  const counts = [{ vocabSize: c.vocabSize, dModel: d }, { dFF: c.dFF, dModel: d }, { classes: c.classes, dModel: d }];
+  if (c.languages) counts.push({ languages: c.languages, dModel: d });
+  if (c.positional.type === 't5') counts.push({ 'positional.numBuckets': c.positional.numBuckets, heads: c.heads });
+  if (c.positional.type === 'learned') counts.push({ 'positional.maxLength': c.positional.maxLength, dModel: d });
+  for (const factors of counts) elementCount(fn, factors);
+
+  const before = [{ name: 'embed.weight', shape: [c.vocabSize, d], init: 'embed' }];
+  if (c.positional.type === 'learned') before.push({ name: 'pos_embed.weight', shape: [c.positional.maxLength, d], init: 'embed' });
+  if (c.languages) before.push({ name: 'language_embed.weight', shape: [c.languages, d], init: 'embed' });
+  if (c.positional.type === 't5') before.push({ name: 'relative_attention_bias.weight', shape: [c.positional.numBuckets, c.heads], init: 'bias' });
+  const layer = [];
+  for (const proj of ['q_proj', 'k_proj', 'v_proj', 'out_proj']) {
+    layer.push({ name: `self_attn.${proj}.weight`, shape: [d, d], init: 'linear', fanIn: d });
+    layer.push({ name: `self_attn.${proj}.bias`, shape: [d], init: 'linear', fanIn: d });
   }
-  if (c.finalNorm) list.push({ name: 'norm.weight', shape: [d], init: 'one' }, { name: 'norm.bias', shape: [d], init: 'zero' });
-  let offset = 0;
-  for (const t of list) {
-    t.offset = offset;
-    t.size = t.shape.reduce((a, b) => a * b, 1);
-    offset += t.size;
-  }
+  layer.push({ name: 'norm1.weight', shape: [d], init: 'one' }, { name: 'norm1.bias', shape: [d], init: 'zero' });
+  layer.push({ name: 'linear1.weight', shape: [c.dFF, d], init: 'linear', fanIn: d });
+  layer.push({ name: 'linear1.bias', shape: [c.dFF], init: 'linear', fanIn: d });
+  layer.push({ name: 'linear2.weight', shape: [d, c.dFF], init: 'linear', fanIn: c.dFF });
+  layer.push({ name: 'linear2.bias', shape: [d], init: 'linear', fanIn: c.dFF });
+  layer.push({ name: 'norm2.weight', shape: [d], init: 'one' }, { name: 'norm2.bias', shape: [d], init: 'zero' });
+  const after = [];
+  if (c.finalNorm) after.push({ name: 'norm.weight', shape: [d], init: 'one' }, { name: 'norm.bias', shape: [d], init: 'zero' });
+  if (c.lmHead && !c.tieEmbeddings) after.push({ name: 'lm_head.weight', shape: [c.vocabSize, d], init: 'linear', fanIn: d });
   const head = c.classes
     ? [
-        { name: 'head.weight', shape: [c.classes, d], init: 'linear', fanIn: d, offset: 0, size: c.classes * d },
-        { name: 'head.bias', shape: [c.classes], init: 'linear', fanIn: d, offset: c.classes * d, size: c.classes },
+        { name: 'head.weight', shape: [c.classes, d], init: 'linear', fanIn: d, head: true },
+        { name: 'head.bias', shape: [c.classes], init: 'linear', fanIn: d, head: true },
       ]
     : [];
-  return { list, paramsLength: offset, head, headLength: c.classes * (d + 1) };
+
+  const beforeLength = place(before);
+  const layerLength = place(layer);
+  const headLength = place(head);
+  const afterLength = after.reduce((n, t) => n + size(t.shape), 0);
+  elementCount(fn, { parameters: beforeLength + c.layers * layerLength + afterLength });
+  elementCount(fn, { 'classes * (dModel + 1)': headLength });
+  const layersStart = beforeLength;
+  place(after, layersStart + c.layers * layerLength);
+  return { before, layer, layerLength, layersStart, after, head, layers: c.layers, paramsLength: layersStart + c.layers * layerLength + afterLength, headLength };
+}
+
+/** Every tensor of a layout in buffer order, the classifier head last: { name, shape, init, offset, size, head? }. */
+function* tensorsOf(layout) {
+  yield* layout.before;
+  for (let i = 0; i < layout.layers; i++) {
+    const start = layout.layersStart + i * layout.layerLength;
+    for (const t of layout.layer) yield { ...t, name: `layers.${i}.${t.name}`, offset: start + t.offset };
+  }
+  yield* layout.after;
+  yield* layout.head;
+}
+
+/** The tensor of a layout named `name`, or undefined. */
+function findTensor(layout, name) {
+  const m = /^layers\.(0|[1-9]\d*)\.(.+)$/.exec(name);
+  if (m) {
+    const i = Number(m[1]);
+    const t = i < layout.layers ? layout.layer.find((x) => x.name === m[2]) : undefined;
+    return t && { ...t, name, offset: layout.layersStart + i * layout.layerLength + t.offset };
+  }
+  return [...layout.before, ...layout.after, ...layout.head].find((t) => t.name === name);
 }
 
 /**
@@ -194,9 +269,9 @@ function xorshift32(seed) {
  * and biases U(-1/sqrt(fanIn), 1/sqrt(fanIn)) (torch nn.Linear's bounds);
  * layer norms 1 and 0; the T5 bias table U(-0.5, 0.5).
  */
-function seededValues(seed, c, tensors, into) {
+function seededValues(seed, c, layout, into) {
   const random = xorshift32(seed);
-  for (const t of tensors) {
+  for (const t of tensorsOf(layout)) {
     const view = into[t.head ? 'head' : 'params'].subarray(t.offset, t.offset + t.size);
     const bound = t.init === 'embed' ? Math.sqrt(3 / c.dModel) : t.init === 'bias' ? 0.5 : 1 / Math.sqrt(t.fanIn);
     for (let i = 0; i < view.length; i++) {
@@ -210,12 +285,13 @@ const sameShape = (a, b) => a.length === b.length && a.every((v, i) => v === b[i
 /** Copies a map { name: { shape, data } | Float32Array } onto the buffers; strict about names and shapes. */
 function mapTensors(fn, c, source, layout, into) {
   const what = 'weights';
-  const expected = new Set([...layout.list, ...layout.head].map((t) => t.name));
   const packed = (name) => /^layers\.(\d+)\.self_attn\.in_proj_(weight|bias)$/.exec(name);
   for (const name of Object.keys(source)) {
     const m = packed(name);
-    if (!expected.has(name) && !(m && Number(m[1]) < c.layers)) {
-      const hint = name === 'head.weight' || name === 'head.bias' ? ' (set classes to load a classifier head)' : '';
+    if (!findTensor(layout, name) && !(m && Number(m[1]) < c.layers)) {
+      const hint = name === 'head.weight' || name === 'head.bias' ? ' (set classes to load a classifier head)'
+        : name === 'lm_head.weight' ? (c.tieEmbeddings ? ' (tieEmbeddings: true takes the output head from embed.weight)' : ' (set lmHead: true to load an LM head)')
+          : name === 'pos_embed.weight' ? " (positional { type: 'learned', maxLength } reads it)" : '';
       throw new RangeError(
         `posenc.${fn}: ${what} has an unexpected tensor '${name}'${hint}; the names are embed.weight, layers.{i}.self_attn.{q,k,v,out}_proj.{weight,bias}, layers.{i}.{norm1,norm2,linear1,linear2}.{weight,bias}, ... (README, tensor names)`,
       );
@@ -239,7 +315,7 @@ function mapTensors(fn, c, source, layout, into) {
     }
     return tensor.data;
   };
-  for (const t of [...layout.list, ...layout.head]) {
+  for (const t of tensorsOf(layout)) {
     const target = into[t.head ? 'head' : 'params'];
     const m = /^(layers\.\d+\.self_attn\.)([qkv])_proj\.(weight|bias)$/.exec(t.name);
     const packedName = m && `${m[1]}in_proj_${m[3]}`;
@@ -260,27 +336,31 @@ function mapTensors(fn, c, source, layout, into) {
   }
 }
 
-function readWeights(fn, c, weights, layout) {
-  const into = { params: new Float32Array(layout.paramsLength), head: new Float32Array(layout.headLength) };
-  const all = [...layout.list, ...layout.head.map((t) => ({ ...t, head: true }))];
+/**
+ * What `weights` holds, read once: { seed } or { tensors, metadata } (the
+ * bytes of a .safetensors file parsed, or readSafetensors' result, or a map
+ * of tensors with no metadata).
+ */
+function readWeightsSource(fn, weights) {
   const allowed = "{ seed } (seeded initialisation), the bytes of a .safetensors file, or { name: { shape, data } } tensors";
-  if (isPlainObject(weights) && Object.keys(weights).length === 1 && 'seed' in weights) {
-    integer(0, 2 ** 32 - 1).check(fn, 'weights.seed', weights.seed);
-    seededValues(weights.seed, c, all, into);
-    return into;
+  if (isPlainObject(weights) && Object.keys(weights).length === 1 && Object.hasOwn(weights, 'seed')) {
+    return { seed: integer(0, 2 ** 32 - 1).check(fn, 'weights.seed', weights.seed) };
   }
-  let tensors;
   if (typeOf(weights) === 'ArrayBuffer' || typeOf(weights) === 'Uint8Array' || typeOf(weights) === 'Buffer') {
-    tensors = parseSafetensors(fn, 'weights', weights).tensors;
-  } else if (isPlainObject(weights)) {
-    tensors = weights.tensors && isPlainObject(weights.tensors) && Object.keys(weights).every((k) => k === 'tensors' || k === 'metadata')
-      ? weights.tensors // readSafetensors' result
-      : weights;
-  } else {
-    throw fail(TypeError, fn, 'weights', allowed, weights);
+    return parseSafetensors(fn, 'weights', weights);
   }
-  const withHead = { ...layout, head: layout.head.map((t) => ({ ...t, head: true })) };
-  mapTensors(fn, c, tensors, withHead, into);
+  if (isPlainObject(weights)) {
+    const isFile = isPlainObject(weights.tensors) && Object.keys(weights).every((k) => k === 'tensors' || k === 'metadata');
+    return isFile ? { tensors: weights.tensors, metadata: isPlainObject(weights.metadata) ? weights.metadata : {} } : { tensors: weights, metadata: {} };
+  }
+  throw fail(TypeError, fn, 'weights', allowed, weights);
+}
+
+/** The parameter and head buffers (host memory) for a layout, from the weights' source. */
+function readWeights(fn, c, source, layout) {
+  const into = { params: new Float32Array(layout.paramsLength), head: new Float32Array(layout.headLength) };
+  if (source.seed !== undefined) seededValues(source.seed, c, layout, into);
+  else mapTensors(fn, c, source.tensors, layout, into);
   return into;
 }
 
@@ -300,78 +380,152 @@ const createSpec = {
   normEps: number({ above: 0, default: 1e-5 }),
   languages: integer(0, INT32_MAX, { default: 0 }),
   classes: integer(0, INT32_MAX, { default: 0 }),
+  lmHead: boolean({ optional: true }),
+  tieEmbeddings: boolean({ default: false }),
   keepAttention: boolean({ default: true }),
   weights: later(),
 };
+const { weights: _weights, ...modelSpec } = createSpec;
 
-// posenc_encoder_config in wasm32 (offsets asserted in src/encoder.c): 120 bytes.
-const CONFIG_BYTES = 120;
+/**
+ * posenc_encoder_config (include/posenc.h), field by field in declaration
+ * order, with the value each takes from a resolved config `c` and the RoPE
+ * frequencies `rope` ({ pointer, attentionFactor } or null). The byte offsets
+ * follow from the order and the wasm32 sizes (size_t, int and pointers 4
+ * bytes, double 8, each aligned to its size); src/encoder.c asserts every one,
+ * and tests/encoder-config.test.js checks this table against the header.
+ */
+export const CONFIG_FIELDS = [
+  ['vocab_size', 'size_t', (c) => c.vocabSize],
+  ['d_model', 'size_t', (c) => c.dModel],
+  ['heads', 'size_t', (c) => c.heads],
+  ['d_ff', 'size_t', (c) => c.dFF],
+  ['layers', 'size_t', (c) => c.layers],
+  ['languages', 'size_t', (c) => c.languages],
+  ['positional', 'int', (c) => POSITIONAL_TYPES.indexOf(c.positional.type)],
+  ['norm', 'int', (c) => NORMS.indexOf(c.norm)],
+  ['activation', 'int', (c) => ACTIVATIONS.indexOf(c.activation)],
+  ['final_norm', 'int', (c) => (c.finalNorm ? 1 : 0)],
+  ['embed_scale', 'double', (c) => c.embedScale],
+  ['norm_eps', 'double', (c) => c.normEps],
+  ['sinusoidal_base', 'double', ({ positional: p }) => (p.type === 'sinusoidal' ? p.base : 0)],
+  ['sinusoidal_layout', 'int', ({ positional: p }) => (p.type === 'sinusoidal' ? LAYOUTS.indexOf(p.layout) : 0)],
+  ['rope_layout', 'int', ({ positional: p }) => (p.type === 'rope' ? ROPE_LAYOUTS.indexOf(p.layout) : 0)],
+  ['rotary_dim', 'size_t', ({ positional: p }) => (p.type === 'rope' ? p.rotaryDim : 0)],
+  ['rope_precision', 'int', ({ positional: p }) => (p.type === 'rope' ? PRECISIONS.indexOf(p.precision) : 0)],
+  ['rope_inv_freq', 'pointer', (c, rope) => (rope ? rope.pointer : 0)],
+  ['rope_attention_factor', 'double', (c, rope) => (rope ? rope.attentionFactor : 0)],
+  ['alibi_max_bias', 'double', ({ positional: p }) => (p.type === 'alibi' ? p.maxBias : 0)],
+  ['t5_num_buckets', 'size_t', ({ positional: p }) => (p.type === 't5' ? p.numBuckets : 0)],
+  ['t5_max_distance', 'size_t', ({ positional: p }) => (p.type === 't5' ? p.maxDistance : 0)],
+  ['t5_unidirectional', 'int', ({ positional: p }) => (p.type === 't5' && !p.bidirectional ? 1 : 0)],
+  ['max_length', 'size_t', ({ positional: p }) => (p.type === 'learned' ? p.maxLength : 0)],
+  ['lm_head', 'int', (c) => (c.tieEmbeddings ? 2 : c.lmHead ? 1 : 0)], // posenc_lm_head
+];
 
-function writeConfig(view, c, invFreqPtr, attentionFactor) {
-  const p = c.positional;
-  const u32 = (at, v) => view.setUint32(at, v, true);
-  const i32 = (at, v) => view.setInt32(at, v, true);
-  const f64 = (at, v) => view.setFloat64(at, v, true);
-  [c.vocabSize, c.dModel, c.heads, c.dFF, c.layers, c.languages].forEach((v, i) => u32(4 * i, v));
-  i32(24, POSITIONAL_TYPES.indexOf(p.type));
-  i32(28, NORMS.indexOf(c.norm));
-  i32(32, ACTIVATIONS.indexOf(c.activation));
-  i32(36, c.finalNorm ? 1 : 0);
-  f64(40, c.embedScale);
-  f64(48, c.normEps);
-  f64(56, p.type === 'sinusoidal' ? p.base : 0);
-  i32(64, p.type === 'sinusoidal' ? LAYOUTS.indexOf(p.layout) : 0);
-  i32(68, p.type === 'rope' ? ROPE_LAYOUTS.indexOf(p.layout) : 0);
-  u32(72, p.type === 'rope' ? p.rotaryDim : 0);
-  i32(76, p.type === 'rope' ? PRECISIONS.indexOf(p.precision) : 0);
-  u32(80, invFreqPtr);
-  f64(88, attentionFactor);
-  f64(96, p.type === 'alibi' ? p.maxBias : 0);
-  u32(104, p.type === 't5' ? p.numBuckets : 0);
-  u32(108, p.type === 't5' ? p.maxDistance : 0);
-  i32(112, p.type === 't5' && !p.bidirectional ? 1 : 0);
+/** The wasm32 size and DataView setter of each C type in CONFIG_FIELDS. */
+const WASM32_TYPES = { size_t: [4, 'setUint32'], int: [4, 'setInt32'], pointer: [4, 'setUint32'], double: [8, 'setFloat64'] };
+
+/** CONFIG_FIELDS with byte offsets, and the struct's size (a multiple of its widest field). */
+export const CONFIG_LAYOUT = (() => {
+  let at = 0;
+  const fields = CONFIG_FIELDS.map(([name, type, value]) => {
+    const [bytes, setter] = WASM32_TYPES[type];
+    at = Math.ceil(at / bytes) * bytes;
+    const field = { name, type, offset: at, setter, value };
+    at += bytes;
+    return field;
+  });
+  const align = Math.max(...fields.map((f) => WASM32_TYPES[f.type][0]));
+  return { fields, bytes: Math.ceil(at / align) * align };
+})();
+const CONFIG_BYTES = CONFIG_LAYOUT.bytes;
+
+function writeConfig(view, c, rope) {
+  for (const f of CONFIG_LAYOUT.fields) view[f.setter](f.offset, f.value(c, rope), true);
 }
 
-/** Floats of posenc_encoder_forward's workspace for seq tokens (posenc_encoder_sizes). */
-function workLength(c, seq) {
-  const act = seq * c.dModel;
-  const biased = c.positional.type === 'alibi' || c.positional.type === 't5';
-  return 2 * act + Math.max(3 * act, seq * c.dFF) + seq * seq + (biased ? c.heads * seq * seq : 0);
+/** Reads the encoder options of the caller, over those in the weights file's metadata when it has them. */
+function readCreateOptions(fn, options) {
+  if (!isPlainObject(options)) throw new TypeError(`posenc.${fn}: expects an options object, got ${describe(options)}`);
+  const given = Object.fromEntries(Object.keys(options).map((k) => [k, options[k]])); // own keys, read once
+  const source = given.weights === undefined ? undefined : readWeightsSource(fn, given.weights);
+  const text = source?.metadata && Object.hasOwn(source.metadata, CONFIG_METADATA_KEY) ? source.metadata[CONFIG_METADATA_KEY] : undefined;
+  if (text === undefined) return { o: readOptions(fn, given, createSpec), source, fromFile: false };
+  const where = `weights' metadata '${CONFIG_METADATA_KEY}'`;
+  let file;
+  try {
+    file = JSON.parse(text);
+  } catch (error) {
+    throw new RangeError(`posenc.${fn}: ${where} must be the encoder's options as JSON (encoder.toSafetensors() writes it), got unparsable text (${error.message})`);
+  }
+  if (!isPlainObject(file)) throw new RangeError(`posenc.${fn}: ${where} must be a JSON object of encoder options, got ${describe(file)}`);
+  try {
+    readOptions(fn, file, modelSpec); // alone, so that its errors name the file
+  } catch (error) {
+    throw new error.constructor(error.message.replace(`posenc.${fn}: `, `posenc.${fn}: ${where}: `));
+  }
+  // the caller's options win, key by key (keepAttention: false over a file, say)
+  const merged = { ...file };
+  for (const [key, v] of Object.entries(given)) if (v !== undefined) merged[key] = v;
+  return { o: readOptions(fn, merged, createSpec), source, fromFile: true };
 }
 
 /**
  * Creates a tiny transformer encoder (include/posenc.h, posenc_encoder_forward):
- * x = embed[tokens] * embedScale (+ the sinusoidal table) (+ a language row), then
- * `layers` pre-norm (x + MHA(LN(x)), x + FF(LN(x))) or post-norm layers, each with
- * multi-head self-attention (RoPE on q and k, or an ALiBi / T5 bias on the scores,
- * as `positional` says) and a ReLU / GELU feed-forward block.
+ * x = embed[tokens] * embedScale (+ the sinusoidal table or a learned position
+ * row) (+ a language row), then `layers` pre-norm (x + MHA(LN(x)),
+ * x + FF(LN(x))) or post-norm layers, each with multi-head self-attention
+ * (RoPE on q and k, or an ALiBi / T5 bias on the scores, as `positional`
+ * says) and a ReLU / GELU feed-forward block; with an LM head, next-token
+ * logits (encoder.logits).
  * @param {object} options
  *   vocabSize, dModel, heads (dModel a multiple of heads), dFF, layers;
  *   positional: { type: 'none' } | { type: 'sinusoidal', base?, layout? } |
  *     { type: 'rope', base?, scaling?, rotaryDim?, layout?, precision? } |
- *     { type: 'alibi', maxBias? } | { type: 't5', numBuckets?, maxDistance?, bidirectional? }
- *     (default sinusoidal); norm 'pre' (default) | 'post'; activation 'relu' (default) |
- *   'gelu' | 'gelu_tanh'; finalNorm (default false); embedScale (default, or 0: sqrt(dModel));
- *   normEps (default 1e-5); languages (rows of a language embedding, default 0);
- *   classes (a linear head on the pooled output, default 0); keepAttention (default
- *   true: attention(layer) after each call); weights: { seed } | .safetensors bytes |
- *   { name: { shape, data } } (names: README, or encoderTensorShapes()).
+ *     { type: 'alibi', maxBias? } | { type: 't5', numBuckets?, maxDistance?, bidirectional? } |
+ *     { type: 'learned', maxLength } (default sinusoidal); norm 'pre' (default) | 'post';
+ *   activation 'relu' (default) | 'gelu' | 'gelu_tanh'; finalNorm (default false);
+ *   embedScale (default, or 0: sqrt(dModel)); normEps (default 1e-5); languages (rows
+ *   of a language embedding, default 0); classes (a linear head on the pooled output,
+ *   default 0); lmHead (an LM head lm_head.weight, default false); tieEmbeddings (the
+ *   LM head is embed.weight, default false); keepAttention (default true:
+ *   attention(layer) after each call); weights: { seed } | .safetensors bytes |
+ *   { name: { shape, data } } (names: README, or encoderTensorShapes()). A file
+ *   whose metadata has 'posenc.config' (encoder.toSafetensors()) brings its own
+ *   options: createEncoder({ weights: bytes }) is enough, and options given
+ *   beside it win key by key.
  * @returns {Encoder} call dispose() when done: the encoder holds wasm memory
  */
 export function createEncoder(options) {
   const fn = 'createEncoder';
-  const o = readOptions(fn, options, createSpec);
-  if (o.dModel % o.heads) {
-    throw new RangeError(`posenc.${fn}: dModel must be a multiple of heads = ${o.heads} (each head takes dModel / heads features), got ${o.dModel}`);
+  const { o, source, fromFile } = readCreateOptions(fn, options);
+  const config = resolveConfig(fn, o);
+  const layout = tensorLayout(fn, config);
+  let host;
+  try {
+    host = readWeights(fn, config, source, layout);
+  } catch (error) {
+    if (!fromFile || !(error instanceof RangeError)) throw error;
+    const message = error.message.replace(`posenc.${fn}: `, '');
+    throw new RangeError(`posenc.${fn}: the options in weights' metadata '${CONFIG_METADATA_KEY}' (with the caller's over them) disagree with the file's tensors: ${message}`);
   }
-  const headDim = o.dModel / o.heads;
-  o.positional = readPositional(fn, o.positional, o.dModel, headDim);
-  if (!o.embedScale) o.embedScale = Math.sqrt(o.dModel); // zero means default, as in C
-  const layout = tensorList(o);
-  elementCount(fn, { parameters: layout.paramsLength });
-  const host = readWeights(fn, o, o.weights, layout);
-  const { weights, ...config } = o;
   return new Encoder(config, layout, host);
+}
+
+/** Checks what one option says about another, fills derived defaults: the config an Encoder keeps. */
+function resolveConfig(fn, o) {
+  const { weights: _, ...c } = o;
+  if (c.dModel % c.heads) {
+    throw new RangeError(`posenc.${fn}: dModel must be a multiple of heads = ${c.heads} (each head takes dModel / heads features), got ${c.dModel}`);
+  }
+  c.positional = readPositional(fn, c.positional, c.dModel, c.dModel / c.heads);
+  if (!c.embedScale) c.embedScale = Math.sqrt(c.dModel); // zero means default, as in C
+  if (c.tieEmbeddings && c.lmHead === false) {
+    throw new RangeError(`posenc.${fn}: tieEmbeddings: true is an LM head (its weight is embed.weight), got lmHead: false beside it`);
+  }
+  c.lmHead = c.tieEmbeddings || c.lmHead === true;
+  return c;
 }
 
 /**
@@ -381,17 +535,17 @@ export function createEncoder(options) {
 class Encoder {
   #config;
   #layout;
-  #buffers = {}; // name -> WasmArray: params, head, config, invFreq, hidden, work, attention
+  #buffers = {}; // name -> WasmArray: params, head, config, invFreq, sizes, hidden, work, attention, ...
   #invFreqSeq = -1; // the sequence length the RoPE frequencies were computed for
   #last = null; // { seq, mask } of the last forward pass
   #disposed = false;
 
   /** @internal use createEncoder() */
   constructor(config, layout, host) {
-    this.#config = Object.freeze({ ...config, positional: Object.freeze({ ...config.positional }) });
+    this.#config = deepFreeze(snapshot(config));
     this.#layout = layout;
     const fn = 'createEncoder';
-    const p = config.positional;
+    const p = this.#config.positional;
     // all validation is done: only now does wasm memory get allocated
     const rope = p.type === 'rope' ? ropeFrequenciesFor(fn, p, 0) : null;
     try {
@@ -402,6 +556,7 @@ class Encoder {
         this.#buffers.head.array.set(host.head);
       }
       this.#buffers.config = allocate('float64', CONFIG_BYTES / 8);
+      this.#buffers.sizes = allocate('int32', 2); // posenc_encoder_sizes' two size_t
       if (rope) this.#buffers.invFreq = allocate('float64', p.rotaryDim / 2);
     } catch (error) {
       this.dispose();
@@ -425,8 +580,8 @@ class Encoder {
     const { memory } = wasm(fn);
     if (rope) this.#buffers.invFreq.array.set(rope.invFreq);
     const ptr = this.#buffers.config.pointer(fn);
-    const inv = rope ? this.#buffers.invFreq.pointer(fn) : 0;
-    writeConfig(new DataView(memory.buffer, ptr, CONFIG_BYTES), this.#config, inv, rope ? rope.attentionFactor : 0);
+    const at = rope && { pointer: this.#buffers.invFreq.pointer(fn), attentionFactor: rope.attentionFactor };
+    writeConfig(new DataView(memory.buffer, ptr, CONFIG_BYTES), this.#config, at);
   }
 
   #alive(fn) {
@@ -443,8 +598,27 @@ class Encoder {
     return this.#buffers[name];
   }
 
-  /** Validates (tokens, options) and runs the forward pass into the `hidden` buffer. */
-  #run(fn, tokens, options, outLength) {
+  /**
+   * The workspace floats posenc_encoder_sizes asks for seq tokens (the C
+   * decides: one formula, in include/posenc.h).
+   */
+  #workLength(fn, seq) {
+    const { exports } = wasm(fn);
+    const sizes = this.#buffers.sizes;
+    const at = sizes.pointer(fn);
+    const status = exports.posenc_encoder_sizes(this.#buffers.config.pointer(fn), seq, at, at + 4);
+    if (status === POSENC_ERR_SIZE_OVERFLOW) {
+      throw new RangeError(`posenc.${fn}: the workspace for tokens.length = ${seq} does not fit in wasm32's size_t (it grows as seq * seq * heads)`);
+    }
+    if (status !== 0) throw new Error(`posenc.${fn}: internal error ${status} from posenc_encoder_sizes`);
+    return elementCount(fn, { workspace: sizes.array[1] >>> 0 });
+  }
+
+  /**
+   * Validates (tokens, options) and runs one pass: 'forward' into the
+   * `hidden` buffer ([seq][dModel]), or 'logits' into `lmLogits` ([seq][vocabSize]).
+   */
+  #run(fn, tokens, options, outLength, entry = 'forward') {
     this.#alive(fn);
     const c = this.#config;
     const ids = readTokens(fn, tokens, c.vocabSize);
@@ -458,26 +632,29 @@ class Encoder {
     if (o.language !== undefined && !c.languages) {
       throw new RangeError(`posenc.${fn}: language needs an encoder created with languages > 0, got ${describe(o.language)}`);
     }
+    const p = c.positional;
+    if (p.type === 'learned' && seq > p.maxLength) {
+      throw new RangeError(`posenc.${fn}: tokens must number at most positional.maxLength = ${p.maxLength} (the rows of pos_embed.weight), got ${seq} tokens`);
+    }
     const mask = o.mask === undefined ? null : readMask(fn, o.mask, seq);
     const act = elementCount(fn, { seq, dModel: c.dModel });
-    const work = workLength(c, seq);
-    elementCount(fn, { workspace: work });
+    const outCount = entry === 'logits' ? elementCount(fn, { seq, vocabSize: c.vocabSize }) : act;
     const probs = c.keepAttention ? elementCount(fn, { layers: c.layers, heads: c.heads, 'seq * seq': seq * seq }) : 0;
     if (o.out !== undefined && o.out.length !== outLength(seq)) {
       throw new RangeError(`posenc.${fn}: out must have length ${outLength(seq)}, got ${o.out.length}`);
     }
-    const p = c.positional;
     if (p.type === 'rope' && this.#invFreqSeq !== seq && isPlainObject(p.scaling) &&
         (p.scaling.type === 'dynamic' || p.scaling.type === 'longrope')) {
       this.#writeConfig(ropeFrequenciesFor(fn, p, seq));
       this.#invFreqSeq = seq;
     }
-    const hidden = this.#buffer('hidden', act);
+    const work = this.#workLength(fn, seq);
+    const target = this.#buffer(entry === 'logits' ? 'lmLogits' : 'hidden', outCount);
     const workspace = this.#buffer('work', work);
     const attention = probs ? this.#buffer('attention', probs) : null;
     const { exports } = wasm(fn);
     const buffers = [
-      { array: hidden, type: 'float32', length: act },
+      { array: target, type: 'float32', length: outCount },
       { array: this.#buffers.config, type: 'float64', length: CONFIG_BYTES / 8 },
       { array: this.#buffers.params, type: 'float32', length: this.#layout.paramsLength },
       { array: workspace, type: 'float32', length: work },
@@ -485,16 +662,17 @@ class Encoder {
     ];
     if (attention) buffers.push({ array: attention, type: 'float32', length: probs });
     if (mask) buffers.push({ array: mask, type: 'int32', length: seq, copyIn: true });
+    const call = entry === 'logits' ? exports.posenc_encoder_logits : exports.posenc_encoder_forward;
     heapCall(fn, buffers, (pOut, pConfig, pParams, pWork, pTokens, ...rest) => {
       const pAttention = attention ? rest.shift() : 0;
       const pMask = mask ? rest.shift() : 0;
-      return exports.posenc_encoder_forward(
-        pOut, act, pConfig, pParams, this.#layout.paramsLength, pTokens, seq, pMask, o.causal ? 1 : 0,
+      return call(
+        pOut, outCount, pConfig, pParams, this.#layout.paramsLength, pTokens, seq, pMask, o.causal ? 1 : 0,
         o.language ?? -1, pAttention, probs, pWork, work,
       );
     });
     this.#last = { seq, mask };
-    return { o, seq, act, mask };
+    return { o, seq, act, mask, outCount };
   }
 
   /**
@@ -510,6 +688,24 @@ class Encoder {
     const fn = 'encoder.forward';
     const { o, act } = this.#run(fn, tokens, options, (seq) => seq * this.#config.dModel);
     return this.#copyOut(fn, 'hidden', act, o.out);
+  }
+
+  /**
+   * Next-token logits at every position (posenc_encoder_logits): a
+   * Float32Array [seq][vocabSize], row s = forward(tokens)[s] W^T with W
+   * lm_head.weight, or embed.weight when tieEmbeddings. A language model
+   * passes causal: true. Needs lmHead or tieEmbeddings.
+   * @param {Int32Array | number[]} tokens ids in [0, vocabSize), at least one
+   * @param {{ mask?, causal?: boolean, language?: number, out?: Float32Array }} [options] as forward; out has seq * vocabSize elements
+   * @returns {Float32Array}
+   */
+  logits(tokens, options = {}) {
+    const fn = 'encoder.logits';
+    this.#alive(fn);
+    const c = this.#config;
+    if (!c.lmHead) throw new Error(`posenc.${fn}: the encoder has no LM head (create it with lmHead: true and an lm_head.weight tensor, or tieEmbeddings: true)`);
+    const { o, outCount } = this.#run(fn, tokens, options, (seq) => seq * c.vocabSize, 'logits');
+    return this.#copyOut(fn, 'lmLogits', outCount, o.out);
   }
 
   #copyOut(fn, name, n, out) {
@@ -602,10 +798,32 @@ class Encoder {
     this.#alive('encoder.tensors');
     const out = {};
     const params = this.#buffers.params.array;
-    for (const t of this.#layout.list) out[t.name] = { dtype: 'F32', shape: [...t.shape], data: params.slice(t.offset, t.offset + t.size) };
     const head = this.#buffers.head?.array;
-    for (const t of this.#layout.head) out[t.name] = { dtype: 'F32', shape: [...t.shape], data: head.slice(t.offset, t.offset + t.size) };
+    for (const t of tensorsOf(this.#layout)) {
+      out[t.name] = { dtype: 'F32', shape: [...t.shape], data: (t.head ? head : params).slice(t.offset, t.offset + t.size) };
+    }
     return out;
+  }
+
+  /**
+   * A self-contained model file: the tensors as .safetensors bytes, with the
+   * options (this.config as JSON) under the metadata key 'posenc.config', so
+   * that createEncoder({ weights: bytes }) needs nothing else.
+   * @param {{ metadata?: Record<string, string> }} [options] more metadata entries to write
+   * @returns {Uint8Array}
+   */
+  toSafetensors(options = {}) {
+    const fn = 'encoder.toSafetensors';
+    this.#alive(fn);
+    const o = readOptions(fn, options, { metadata: later({ optional: true }) });
+    if (o.metadata !== undefined && (!isPlainObject(o.metadata) || !Object.values(o.metadata).every((v) => typeof v === 'string'))) {
+      throw fail(TypeError, fn, 'metadata', 'an object mapping strings to strings', o.metadata);
+    }
+    if (o.metadata && Object.hasOwn(o.metadata, CONFIG_METADATA_KEY)) {
+      throw new RangeError(`posenc.${fn}: metadata must not set '${CONFIG_METADATA_KEY}' (the encoder writes its own options there)`);
+    }
+    const metadata = { ...o.metadata, [CONFIG_METADATA_KEY]: JSON.stringify(this.#config) };
+    return writeSafetensors(this.tensors(), { metadata });
   }
 
   /** Frees the encoder's wasm memory; later calls throw. Calling it again does nothing. */
@@ -625,12 +843,8 @@ class Encoder {
  */
 export function encoderTensorShapes(options) {
   const fn = 'encoderTensorShapes';
-  const { weights: _, ...spec } = createSpec;
-  const o = readOptions(fn, options, spec);
-  if (o.dModel % o.heads) throw new RangeError(`posenc.${fn}: dModel must be a multiple of heads = ${o.heads}, got ${o.dModel}`);
-  o.positional = readPositional(fn, o.positional, o.dModel, o.dModel / o.heads);
-  const { list, head } = tensorList(o);
-  return Object.fromEntries([...list, ...head].map((t) => [t.name, t.shape]));
+  const c = resolveConfig(fn, readOptions(fn, options, modelSpec));
+  return Object.fromEntries(Array.from(tensorsOf(tensorLayout(fn, c)), (t) => [t.name, t.shape]));
 }
 
 // ---------------------------------------------------------------- softmax

@@ -9,5 +9,7 @@ export {
 export { alibiSlopes, alibiBias } from './alibi.js';
 export { t5Buckets, t5Bias, debertaBuckets } from './buckets.js';
 export { transformerXLEmbedding } from './transformer_xl.js';
-export { createEncoder, encoderTensorShapes, previousTokenHead, softmax, POSITIONAL_TYPES } from './encoder.js';
+export {
+  createEncoder, encoderTensorShapes, previousTokenHead, softmax, POSITIONAL_TYPES, CONFIG_METADATA_KEY,
+} from './encoder.js';
 export { readSafetensors, writeSafetensors, SAFETENSORS_DTYPES } from './safetensors.js';

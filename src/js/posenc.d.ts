@@ -331,7 +331,7 @@ export function transformerXLEmbedding<Out extends Float32Target>(
 // ---------------------------------------------------------------- tiny encoder
 // Formulas, parameter layout and accuracy: include/posenc.h (posenc_encoder_forward).
 
-export type PositionalType = 'none' | 'sinusoidal' | 'rope' | 'alibi' | 't5';
+export type PositionalType = 'none' | 'sinusoidal' | 'rope' | 'alibi' | 't5' | 'learned';
 export const POSITIONAL_TYPES: readonly PositionalType[];
 export type Positional =
   | { type: 'none' }
@@ -342,7 +342,9 @@ export type Positional =
   /** -m_h |i - j| added to the scores; maxBias default 8 */
   | { type: 'alibi'; maxBias?: number }
   /** a learned bucket bias (tensor relative_attention_bias.weight [numBuckets][heads]), shared by all layers */
-  | { type: 't5'; numBuckets?: number; maxDistance?: number; bidirectional?: boolean };
+  | { type: 't5'; numBuckets?: number; maxDistance?: number; bidirectional?: boolean }
+  /** x = E[t] * embedScale + pos_embed[s] (tensor pos_embed.weight [maxLength][dModel]); at most maxLength tokens */
+  | { type: 'learned'; maxLength: number };
 
 export const SAFETENSORS_DTYPES: readonly ('F32' | 'F16' | 'BF16' | 'F64')[];
 export interface Tensor {
@@ -392,14 +394,22 @@ export interface EncoderShapeOptions {
   languages?: number;
   /** a linear head head.weight [classes][dModel], head.bias on the pooled output; default 0 */
   classes?: number;
+  /** an LM head lm_head.weight [vocabSize][dModel], no bias, for logits(); default false */
+  lmHead?: boolean;
+  /** the LM head is embed.weight (no lm_head.weight tensor); implies lmHead; default false */
+  tieEmbeddings?: boolean;
   /** keep every layer's attention probabilities for attention(layer); default true */
   keepAttention?: boolean;
 }
-export interface EncoderOptions extends EncoderShapeOptions {
+/** The metadata key under which encoder.toSafetensors() writes the options as JSON: 'posenc.config'. */
+export const CONFIG_METADATA_KEY: 'posenc.config';
+export interface EncoderOptions extends Partial<EncoderShapeOptions> {
   /**
    * { seed } (deterministic initialisation), the bytes of a .safetensors file, or tensors by name
    * ({ name: { shape, data } }, readSafetensors' result or its .tensors). Names: encoderTensorShapes(),
    * PyTorch's layers.{i}.self_attn.in_proj_weight / in_proj_bias accepted for q, k, v.
+   * A file whose metadata holds 'posenc.config' (encoder.toSafetensors()) brings its options:
+   * vocabSize etc. may then be left out; options given here win over the file's, key by key.
    */
   weights: { seed: number } | Uint8Array | ArrayBuffer | Record<string, Tensor | Float32Array> | { tensors: Record<string, Tensor>; metadata?: Record<string, string> };
 }
@@ -421,12 +431,16 @@ export interface Encoder {
   forward<Out extends Float32Target = Float32Array>(tokens: Tokens, options?: ForwardOptions<Out>): Out;
   /** mean over the unmasked tokens of the output, [dModel] */
   pool<Out extends Float32Target = Float32Array>(tokens: Tokens, options?: ForwardOptions<Out>): Out;
+  /** next-token logits [seq][vocabSize] (lmHead or tieEmbeddings); pass causal: true for a language model */
+  logits<Out extends Float32Target = Float32Array>(tokens: Tokens, options?: ForwardOptions<Out>): Out;
   /** the head's logits on the pooled output, [classes] */
   classify<Out extends Float32Target = Float32Array>(tokens: Tokens, options?: ForwardOptions<Out>): Out;
   /** attention probabilities of the last call in a layer, [heads][seq][seq] (query rows, key columns) */
   attention(layer: number): Float32Array;
   /** every tensor by name, copied (for writeSafetensors) */
   tensors(): Record<string, Float32Tensor>;
+  /** a self-contained .safetensors file: tensors() plus config as JSON under metadata 'posenc.config' */
+  toSafetensors(options?: { metadata?: Record<string, string> }): Uint8Array;
   /** frees the encoder's wasm memory; later calls throw */
   dispose(): void;
 }

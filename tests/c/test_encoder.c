@@ -393,7 +393,7 @@ static void test_encoder_errors(void)
         case 0: c.vocab_size = 0; break;
         case 1: c.heads = 3; break; /* 8 is no multiple of 3 */
         case 2: c.d_ff = 0; break;
-        case 3: c.positional = 5; break;
+        case 3: c.positional = 6; break;
         case 4: c.norm = 2; break;
         case 5: c.activation = -1; break;
         case 6: c.final_norm = 2; break;
@@ -421,6 +421,102 @@ static void test_encoder_errors(void)
 #undef FORWARD
 }
 
+
+/* A routine that wrote an output and then read an input through it would
+ * read values it never checked: every such overlap is refused, nothing written. */
+static void test_overlaps(void)
+{
+    /* out over the token ids: once the first row is written, ids 1.. read as
+       float bits, far outside the table (ASan: SEGV before the check) */
+    float table[4] = { 1, 2, 3, 4 };
+    union {
+        float f[8];
+        int32_t i[8];
+    } b;
+    for (int s = 0; s < 8; s++)
+        b.i[s] = 1;
+    CHECK(posenc_embed(b.f + 1, 7, b.i, 7, table, 4, 4, 1, 1.0f) == POSENC_ERR_INVALID_ARGUMENT);
+    int unchanged = 1;
+    for (int s = 0; s < 8; s++)
+        unchanged &= b.i[s] == 1;
+    CHECK(unchanged);
+    CHECK(posenc_embed(b.f + 7, 1, b.i, 1, table, 4, 4, 1, 1.0f) == POSENC_OK && b.f[7] == 2.0f); /* apart */
+
+    /* attention and mean pooling read key_mask while writing */
+    enum { AS = 3, AH = 1, AD = 2, N = AS * AH * AD };
+    float q[N], k[N], v[N], work[AS * AS], pool[AD];
+    fill(q, N, 1), fill(k, N, 1), fill(v, N, 1);
+    union {
+        float f[N];
+        int32_t i[N];
+    } m;
+    for (int s = 0; s < N; s++)
+        m.i[s] = 1;
+    CHECK(posenc_attention(m.f, N, q, k, v, N, AS, AH, AD, NULL, 0, m.i + 2, 0, NULL, 0, work, COUNT(work)) ==
+          POSENC_ERR_INVALID_ARGUMENT);
+    float scratch[AS * AS];
+    union {
+        float f[AS * AS];
+        int32_t i[AS * AS];
+    } w;
+    for (int s = 0; s < AS * AS; s++)
+        w.i[s] = 1;
+    float out[N];
+    CHECK(posenc_attention(out, N, q, k, v, N, AS, AH, AD, NULL, 0, w.i + 6, 0, NULL, 0, w.f, AS * AS) ==
+          POSENC_ERR_INVALID_ARGUMENT); /* the score scratch over the mask */
+    CHECK(posenc_attention(out, N, q, k, v, N, AS, AH, AD, NULL, 0, w.i + 6, 0, NULL, 0, scratch, AS * AS) ==
+          POSENC_OK);
+    unchanged = 1;
+    for (int s = 0; s < N; s++)
+        unchanged &= m.i[s] == 1;
+    for (int s = 0; s < AS * AS; s++)
+        unchanged &= w.i[s] == 1;
+    CHECK(unchanged);
+    CHECK(posenc_mean_pool(m.f + 1, AD, q, N, AS, AD, m.i) == POSENC_ERR_INVALID_ARGUMENT && m.i[1] == 1);
+    CHECK(posenc_mean_pool(pool, AD, q, N, AS, AD, m.i) == POSENC_OK);
+
+    /* the whole encoder: tokens, key_mask and the RoPE frequencies are read in
+       every layer, after out, work and attention are written */
+    static float params[4096], wk[4096], attn[L * H * S * S];
+    static union {
+        float f[4096];
+        int32_t i[4096];
+        double d[2048];
+    } u;
+    double inv_freq[HD / 2] = { 1, 0.01 };
+    posenc_encoder_config c = { 0 };
+    c.vocab_size = V, c.d_model = D, c.heads = H, c.d_ff = FF, c.layers = L;
+    c.positional = POSENC_POSITIONAL_ROPE, c.rope_inv_freq = inv_freq;
+    size_t pl, wl;
+    CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_OK && pl <= COUNT(params) && wl <= COUNT(wk));
+    fill(params, pl, 0.5f);
+    float enc[S * D];
+    for (int i = 0; i < 4096; i++)
+        u.i[i] = 1;
+    /* tokens inside out, inside work, inside attention; the mask inside work;
+       the frequencies inside work */
+    CHECK(posenc_encoder_forward(u.f, S * D, &c, params, pl, u.i + S, S, NULL, 0, -1, NULL, 0, wk, wl) ==
+          POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i + wl - 1, S, NULL, 0, -1, NULL, 0, u.f, wl) ==
+          POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i, S, NULL, 0, -1, u.f + 1, COUNT(attn), wk, wl) ==
+          POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i + wl, S, u.i + 4, 0, -1, NULL, 0, u.f, wl) ==
+          POSENC_ERR_INVALID_ARGUMENT);
+    unchanged = 1;
+    for (int i = 0; i < 4096; i++)
+        unchanged &= u.i[i] == 1;
+    CHECK(unchanged);
+    c.rope_inv_freq = u.d + 10;
+    u.d[10] = 1, u.d[11] = 0.01;
+    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i + 2 * wl, S, NULL, 0, -1, NULL, 0, u.f, wl) ==
+          POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(u.d[10] == 1 && u.d[11] == 0.01);
+    c.rope_inv_freq = inv_freq;
+    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i, S, u.i + S, 0, -1, attn, COUNT(attn), wk, wl) ==
+          POSENC_OK);
+}
+
 void test_encoder(void)
 {
     test_softmax();
@@ -428,4 +524,5 @@ void test_encoder(void)
     test_attention();
     test_encoder_forward();
     test_encoder_errors();
+    test_overlaps();
 }
