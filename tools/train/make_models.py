@@ -2,7 +2,7 @@
 web/models/copy-<scheme>.safetensors (F16, the createEncoder options under
 the metadata key posenc.config), tests/fixtures/models/copy-<scheme>-logits.safetensors
 (torch's logits on a few evaluation sequences, from exactly the F16 weights),
-and its entry in web/models/manifest.json.
+and its entry in web/models/manifest.json; then README.md's result tables.
 
     python3 tools/train/make_models.py [--schemes rope,alibi] [--threads 2]
 """
@@ -59,15 +59,36 @@ def write_fixture(model, path):
     write_safetensors(path, tensors, {"about": "torch logits [seq][vocab] of the model file on copy-task evaluation sequences"})
 
 
-def build(scheme, threads):
+def same_bytes(path, previous):
+    with open(path, "rb") as f:
+        return f.read() == previous
+
+
+def read_or_none(path):
+    if not os.path.exists(path):
+        return None
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def build(scheme, threads, steps=None):
     arch, recipe = recipe_for(scheme)
+    if steps is not None:
+        recipe["steps"] = steps
     config = encoder_config(scheme, **arch)
     print(f"{scheme}: {arch}, {recipe}", flush=True)
     model, loss, seconds, _ = train(config, recipe)
     model.eval()
     round_to_f16(model)
     name = f"copy-{scheme}.safetensors"
-    write_model(model, scheme, os.path.join(MODELS, name))
+    path = os.path.join(MODELS, name)
+    previous = read_or_none(path)
+    write_model(model, scheme, path)
+    if previous is not None:
+        # Same torch, same OpenBLAS kernels, same thread count: the same bits.
+        # Another CPU (OpenBLAS picks its kernels per CPU) or thread count sums
+        # in another order, and the weights differ in their last bits.
+        print(f"  {name}: {'identical to' if same_bytes(path, previous) else 'differs from'} the previous file", flush=True)
     write_fixture(model, os.path.join(FIXTURES, f"copy-{scheme}-logits.safetensors"))
     accuracy = {}
     for n in EVAL_NS:
@@ -90,12 +111,39 @@ def build(scheme, threads):
     }
 
 
+README_NAMES = {"none": "`none` (NoPE)", "learned": "`learned`", "sinusoidal": "`sinusoidal`",
+                "rope": "`rope`", "alibi": "`alibi`", "t5": "`t5`"}
+README_TABLES = (("### Token accuracy (%) by scheme and n", "tokenAccuracy"),
+                 ("### Exact match (%) by scheme and n", "exactMatch"))
+
+
+def update_readme(models):
+    """Rewrites README.md's two result tables (the Markdown table under each
+    heading of README_TABLES) from the manifest's figures: percent, one decimal."""
+    path = os.path.join(ROOT, "README.md")
+    with open(path) as f:
+        lines = f.read().split("\n")
+    for heading, key in README_TABLES:
+        table = ["| scheme | " + " | ".join(f"n = {n}" for n in EVAL_NS) + " |", "| --- |" + " ---: |" * len(EVAL_NS)]
+        for m in models:
+            figures = (f"{100 * m['accuracy'][str(n)][key]:.1f}" for n in EVAL_NS)
+            table.append(f"| {README_NAMES[m['scheme']]} | " + " | ".join(figures) + " |")
+        at = lines.index(heading)
+        first = next(i for i in range(at + 1, len(lines)) if lines[i].startswith("|"))
+        last = next((i for i in range(first, len(lines)) if not lines[i].startswith("|")), len(lines))
+        lines[first:last] = table
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--schemes", default=",".join(SCHEMES))
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--steps", type=int, help="train this many steps instead of the recipe's (a quick check of the pipeline)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
+    torch.use_deterministic_algorithms(True)
     os.makedirs(MODELS, exist_ok=True)
     os.makedirs(FIXTURES, exist_ok=True)
     manifest_path = os.path.join(MODELS, "manifest.json")
@@ -106,7 +154,7 @@ def main():
     for scheme in args.schemes.split(","):
         if scheme not in SCHEMES:
             parser.error(f"unknown scheme {scheme!r} (known: {', '.join(SCHEMES)})")
-        entries[scheme] = build(scheme, args.threads)
+        entries[scheme] = build(scheme, args.threads, args.steps)
     manifest = {
         "about": "Tiny causal transformers trained on the copy task, one per positional scheme (tools/train/README.md)",
         "task": {
@@ -126,6 +174,7 @@ def main():
     with open(manifest_path, "w") as f:
         json.dump(manifest, f, indent=1)
         f.write("\n")
+    update_readme(manifest["models"])
 
 
 if __name__ == "__main__":

@@ -181,5 +181,5 @@ def encoder_config(scheme, d=64, heads=4, d_ff=256, layers=2, activation="gelu",
     return {
         "vocabSize": 18, "dModel": d, "heads": heads, "dFF": d_ff, "layers": layers,
         "positional": positional, "norm": "pre", "activation": activation, "finalNorm": True,
-        "embedScale": math.sqrt(d),
+        "embedScale": math.sqrt(d), "lmHead": True,
     }

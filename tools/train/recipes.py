@@ -3,10 +3,10 @@ says how they were found)."""
 
 # Shared by every scheme; RECIPES below overrides per scheme.
 BASE = {
-    "arch": {"d": 64, "heads": 4, "d_ff": 256, "layers": 2, "activation": "gelu", "max_length": 514},
+    "arch": {"d": 64, "heads": 4, "d_ff": 128, "layers": 4, "activation": "gelu", "max_length": 514},
     "train": {
         "seed": 1,
-        "steps": 2000,
+        "steps": 2500,
         "batch": 64,
         "lr": 3e-3,
         "warmup": 100,
@@ -15,8 +15,8 @@ BASE = {
         "clip": 1.0,
         "init_std": 0.02,
         "pos_std": 0.02,
-        "start_n": 32,
-        "ramp": 0.0,
+        "start_n": 4,
+        "ramp": 0.6,
         "log_every": 100,
     },
 }
