@@ -54,11 +54,6 @@ def eval_batch(n, count):
     return torch.tensor([copy_sequence(eval_symbols(n, i)) for i in range(count)], dtype=torch.long)
 
 
-def copied_positions(n):
-    """Positions whose next token is a copied symbol: n + 1 .. 2n (predicting 2n + 2 - n .. 2n + 1)."""
-    return range(n, 2 * n)
-
-
 def train_batch(ns, generator):
     """A batch of copy sequences, one length n per sequence, right-padded with
     BOS to the longest. Returns (tokens [B][L], targets [B][L], loss mask
