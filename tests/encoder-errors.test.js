@@ -155,6 +155,65 @@ describe('encoder methods', () => {
   });
 });
 
+describe('language-model options and self-contained files: named errors, nothing changed', () => {
+  const LM = { ...BASE, positional: { type: 'learned', maxLength: 4 }, tieEmbeddings: true };
+  let lm;
+  let file;
+  beforeAll(() => {
+    lm = posenc.createEncoder({ ...LM, weights: { seed: 6 } });
+    file = lm.toSafetensors();
+  });
+  afterAll(() => lm.dispose());
+
+  /** The file's tensors with posenc.config replaced by `text`. */
+  const withConfig = (text) => posenc.writeSafetensors(posenc.readSafetensors(file).tensors, { metadata: { 'posenc.config': text } });
+
+  test.each([
+    ['learned without maxLength', create({ positional: { type: 'learned' } }), TypeError, /^posenc\.createEncoder: positional\.maxLength is required for type 'learned'/],
+    ['learned maxLength 0', create({ positional: { type: 'learned', maxLength: 0 } }), RangeError, /positional\.maxLength must be an integer from 1 to 2147483647, got 0/],
+    ['tieEmbeddings with lmHead: false', create({ tieEmbeddings: true, lmHead: false }), RangeError, /tieEmbeddings: true is an LM head .* got lmHead: false/],
+    ['lmHead not a boolean', create({ lmHead: 1 }), TypeError, /lmHead must be true or false, got 1/],
+    ['lmHead without lm_head.weight', () => posenc.createEncoder({ ...LM, tieEmbeddings: false, lmHead: true, weights: lm.tensors() }), RangeError, /weights is missing the tensor 'lm_head\.weight' \[20, 8\]/],
+    ['lm_head.weight with tieEmbeddings', () => posenc.createEncoder({ ...LM, weights: { ...lm.tensors(), 'lm_head.weight': { shape: [20, 8], data: new Float32Array(160) } } }), RangeError, /unexpected tensor 'lm_head\.weight' \(tieEmbeddings: true takes the output head from embed\.weight\)/],
+    ['pos_embed.weight without learned positions', () => posenc.createEncoder({ ...BASE, weights: lm.tensors() }), RangeError, /unexpected tensor 'pos_embed\.weight' \(positional \{ type: 'learned', maxLength \} reads it\)/],
+    ['a truncated model file', () => posenc.createEncoder({ weights: file.subarray(0, file.length - 3) }), RangeError, /^posenc\.createEncoder: weights is not a valid \.safetensors file/],
+    ['a foreign file', () => posenc.createEncoder({ weights: new TextEncoder().encode('\x89PNG\r\n\x1a\n not a model at all') }), RangeError, /weights is not a valid \.safetensors file/],
+    ['a file without options, and none given', () => posenc.createEncoder({ weights: posenc.writeSafetensors(lm.tensors()) }), TypeError, /^posenc\.createEncoder: vocabSize is required/],
+    ['posenc.config not JSON', () => posenc.createEncoder({ weights: withConfig('{dModel: 8') }), RangeError, /^posenc\.createEncoder: weights' metadata 'posenc\.config' must be the encoder's options as JSON/],
+    ['posenc.config an array', () => posenc.createEncoder({ weights: withConfig('[1, 2]') }), RangeError, /'posenc\.config' must be a JSON object of encoder options, got/],
+    ['posenc.config with an unknown option', () => posenc.createEncoder({ weights: withConfig(JSON.stringify({ ...LM, dmodel: 8 })) }), TypeError, /^posenc\.createEncoder: weights' metadata 'posenc\.config': unknown option 'dmodel'/],
+    ['posenc.config naming weights', () => posenc.createEncoder({ weights: withConfig(JSON.stringify({ ...LM, weights: { seed: 1 } })) }), TypeError, /'posenc\.config': unknown option 'weights'/],
+    ['posenc.config with a bad value', () => posenc.createEncoder({ weights: withConfig(JSON.stringify({ ...LM, heads: 3 })) }), RangeError, /dModel must be a multiple of heads = 3/],
+    ['posenc.config that disagrees with the tensors', () => posenc.createEncoder({ weights: withConfig(JSON.stringify({ ...LM, dModel: 16 })) }), RangeError, /^posenc\.createEncoder: the options in weights' metadata 'posenc\.config' \(with the caller's over them\) disagree with the file's tensors: weights\['embed\.weight'\] must have shape \[20, 16\], got \[20, 8\]/],
+    ['posenc.config with a shorter table', () => posenc.createEncoder({ weights: withConfig(JSON.stringify({ ...LM, positional: { type: 'learned', maxLength: 3 } })) }), RangeError, /disagree with the file's tensors: weights\['pos_embed\.weight'\] must have shape \[3, 8\], got \[4, 8\]/],
+    ['a caller option that disagrees with the file', () => posenc.createEncoder({ weights: file, vocabSize: 21 }), RangeError, /disagree with the file's tensors: weights\['embed\.weight'\] must have shape \[21, 8\]/],
+    ['toSafetensors metadata over posenc.config', () => lm.toSafetensors({ metadata: { 'posenc.config': '{}' } }), RangeError, /^posenc\.encoder\.toSafetensors: metadata must not set 'posenc\.config'/],
+    ['toSafetensors metadata values', () => lm.toSafetensors({ metadata: { a: 1 } }), TypeError, /metadata must be an object mapping strings to strings/],
+  ])('%s', (name, fn, Err, message) => rejects(fn, Err, message));
+
+  test.each([
+    ['forward', (out) => lm.forward([1, 2, 3, 4, 5], { out })],
+    ['logits', (out) => lm.logits([1, 2, 3, 4, 5], { out, causal: true })],
+  ])('%s: more tokens than maxLength is a RangeError naming maxLength; out untouched', (name, call) => {
+    const out = new Float32Array(5 * (name === 'forward' ? 8 : 20)).fill(7);
+    rejects(() => call(out), RangeError, new RegExp(`^posenc\\.encoder\\.${name}: tokens must number at most positional\\.maxLength = 4 \\(the rows of pos_embed\\.weight\\), got 5 tokens`));
+    expect(out.every((v) => v === 7)).toBe(true);
+  });
+
+  test.each([
+    ['a token outside the vocabulary', () => lm.logits([1, 20], { causal: true }), RangeError, /^posenc\.encoder\.logits: tokens\[1\] must be an integer from 0 to 19, got 20/],
+    ['logits out length', () => lm.logits([1, 2], { out: new Float32Array(16) }), RangeError, /^posenc\.encoder\.logits: out must have length 40, got 16/],
+    ['logits without an LM head', () => {
+      const plain = posenc.createEncoder({ ...BASE, weights: { seed: 5 } });
+      try {
+        plain.logits([1, 2]);
+      } finally {
+        plain.dispose();
+      }
+    }, Error, /^posenc\.encoder\.logits: the encoder has no LM head \(create it with lmHead: true and an lm_head\.weight tensor, or tieEmbeddings: true\)/],
+  ])('%s', (name, fn, Err, message) => rejects(fn, Err, message));
+});
+
 describe('softmax and previousTokenHead', () => {
   test('softmax errors', () => {
     rejects(() => posenc.softmax([1, 2]), TypeError, /^posenc\.softmax: x must be a Float32Array/);

@@ -37,6 +37,7 @@ function randomTensors(cfg, seed) {
     put(`${name}.bias`, [d], () => r(0.5));
   };
   put('embed.weight', [cfg.vocabSize, d], () => r(Math.sqrt(3 / d)));
+  if (cfg.positional?.type === 'learned') put('pos_embed.weight', [cfg.positional.maxLength, d], () => r(1));
   if (cfg.languages) put('language_embed.weight', [cfg.languages, d], () => r(1));
   if (cfg.positional?.type === 't5') put('relative_attention_bias.weight', [cfg.positional.numBuckets ?? 32, cfg.heads], () => r(2));
   for (let l = 0; l < cfg.layers; l++) {
@@ -47,6 +48,7 @@ function randomTensors(cfg, seed) {
     norm(`layers.${l}.norm2`);
   }
   if (cfg.finalNorm) norm('norm');
+  if (cfg.lmHead && !cfg.tieEmbeddings) put('lm_head.weight', [cfg.vocabSize, d], () => r(1 / Math.sqrt(d)));
   if (cfg.classes) lin('head', cfg.classes, d);
   return T;
 }
@@ -138,6 +140,7 @@ function reference(cfg, T, tokens, { mask, causal = false, language } = {}) {
         const w = (pos.base ?? 10000) ** (-(k - (k % 2)) / d);
         row[k] += k % 2 ? Math.cos(s * w) : Math.sin(s * w);
       }
+      if (pos.type === 'learned') row[k] += t('pos_embed.weight')[s * d + k];
       if (language !== undefined) row[k] += t('language_embed.weight')[language * d + k];
     }
     return row;
@@ -146,7 +149,8 @@ function reference(cfg, T, tokens, { mask, causal = false, language } = {}) {
   let bias = null;
   if (pos.type === 'alibi') {
     const m = alibiSlopes(H, pos.maxBias ?? 8);
-    bias = (h, i, j) => -m[h] * Math.abs(i - j);
+    // the paper's causal form -m (i - j) for j <= i (masked above); |i - j| without the mask
+    bias = causal ? (h, i, j) => -m[h] * (i - j) : (h, i, j) => -m[h] * Math.abs(i - j);
   } else if (pos.type === 't5') {
     const nb = pos.numBuckets ?? 32;
     bias = (h, i, j) => t('relative_attention_bias.weight')[t5Bucket(j - i, pos.bidirectional ?? true, nb, pos.maxDistance ?? 128) * H + h];
@@ -216,7 +220,10 @@ function reference(cfg, T, tokens, { mask, causal = false, language } = {}) {
     }
   }
   if (cfg.finalNorm) x = layerNorm(x, t('norm.weight'), t('norm.bias'));
-  return { out: x, attention };
+  // next-token logits: x W^T, no bias (GPT-2's lm_head), W tied to the embeddings or its own
+  const W = cfg.tieEmbeddings ? t('embed.weight') : cfg.lmHead ? t('lm_head.weight') : null;
+  const logits = W && linear(x, W, null, d, cfg.vocabSize);
+  return { out: x, attention, logits };
 }
 
 /** max |got - want| / max |want| over a tensor (want: rows of numbers, flattened). */
@@ -333,6 +340,124 @@ describe('forward pass against the float64 reference (weights from a .safetensor
     const a = posenc.createEncoder({ ...cfg, weights: T });
     const b = posenc.createEncoder({ ...cfg, weights: posenc.writeSafetensors(packed) });
     expect(Array.from(b.forward([1, 2, 3]))).toEqual(Array.from(a.forward([1, 2, 3])));
+    a.dispose();
+    b.dispose();
+  });
+});
+
+// ---------------------------------------------------------------- a causal language model
+
+const LM_CASES = [
+  {
+    name: 'GPT-2 style: learned positions, pre-norm, GELU tanh, final norm, tied head, embedScale 1',
+    cfg: { positional: { type: 'learned', maxLength: 12 }, activation: 'gelu_tanh', finalNorm: true, embedScale: 1, tieEmbeddings: true },
+    seq: 12,
+  },
+  { name: 'learned positions, post-norm, own head, padding mask', cfg: { positional: { type: 'learned', maxLength: 20 }, norm: 'post', lmHead: true }, mask: true },
+  { name: 'RoPE, own head, final norm', cfg: { positional: { type: 'rope' }, finalNorm: true, lmHead: true } },
+  { name: 'ALiBi (the causal -m (i - j) form), tied head', cfg: { positional: { type: 'alibi' }, tieEmbeddings: true } },
+  { name: "T5 decoder buckets (bidirectional: false), own head", cfg: { positional: { type: 't5', numBuckets: 8, maxDistance: 16, bidirectional: false }, lmHead: true }, seq: 20 },
+  { name: 'sinusoidal, own head, language embedding', cfg: { positional: { type: 'sinusoidal' }, languages: 2, lmHead: true }, language: 1 },
+];
+
+describe('logits against the float64 reference (causal language models)', () => {
+  test.each(LM_CASES.map((c, i) => [c.name, c, i]))('%s', (name, c, i) => {
+    const cfg = { ...BASE, ...c.cfg };
+    const seq = c.seq ?? 11;
+    const T = randomTensors(cfg, 3000 + i);
+    const rand = uniform(300 + i);
+    const tokens = Array.from({ length: seq }, () => Math.floor((rand(1) + 1) / 2 * cfg.vocabSize));
+    const mask = c.mask ? tokens.map((_, s) => (s >= seq - 2 ? 0 : 1)) : undefined;
+    const opts = { mask, causal: true, language: c.language };
+    const encoder = posenc.createEncoder({ ...cfg, weights: posenc.writeSafetensors(T) });
+    try {
+      const want = reference(cfg, T, tokens, opts);
+      const logits = encoder.logits(tokens, opts);
+      expect(logits).toBeInstanceOf(Float32Array);
+      expect(relError(logits, want.logits)).toBeLessThan(1e-5);
+      expect(relError(encoder.forward(tokens, opts), want.out)).toBeLessThan(1e-5);
+      for (let l = 0; l < cfg.layers; l++) expect(relError(encoder.attention(l), want.attention[l].flat())).toBeLessThan(1e-5);
+      // causal: the logits at position s do not depend on the tokens after s
+      const changed = [...tokens.slice(0, 4), ...tokens.slice(4).map((v) => (v + 1) % cfg.vocabSize)];
+      const other = encoder.logits(changed, opts);
+      expect(Array.from(other.subarray(0, 4 * cfg.vocabSize))).toEqual(Array.from(logits.subarray(0, 4 * cfg.vocabSize)));
+    } finally {
+      encoder.dispose();
+    }
+  });
+
+  test('a tied head reads embed.weight: the same logits as an own head holding a copy of it', () => {
+    const cfg = { ...BASE, positional: { type: 'learned', maxLength: 8 } };
+    const T = randomTensors({ ...cfg, tieEmbeddings: true }, 41);
+    const tied = posenc.createEncoder({ ...cfg, tieEmbeddings: true, weights: T });
+    const own = posenc.createEncoder({ ...cfg, lmHead: true, weights: { ...T, 'lm_head.weight': T['embed.weight'] } });
+    const tokens = [3, 1, 4, 1, 5, 9, 2, 6];
+    expect(Array.from(tied.logits(tokens, { causal: true }))).toEqual(Array.from(own.logits(tokens, { causal: true })));
+    expect(Object.keys(tied.tensors())).not.toContain('lm_head.weight');
+    expect(tied.parameterCount).toBe(own.parameterCount - cfg.vocabSize * cfg.dModel);
+    tied.dispose();
+    own.dispose();
+  });
+
+  test('learned positions: row s of pos_embed.weight is added at position s (no layers: x = E[t] * embedScale + P[s])', () => {
+    const cfg = { vocabSize: 5, dModel: 4, heads: 1, dFF: 4, layers: 0, positional: { type: 'learned', maxLength: 3 }, embedScale: 2 };
+    const E = Float32Array.from({ length: 20 }, (_, i) => i / 8);
+    const P = Float32Array.from({ length: 12 }, (_, i) => 100 + i);
+    const encoder = posenc.createEncoder({ ...cfg, weights: { 'embed.weight': { shape: [5, 4], data: E }, 'pos_embed.weight': { shape: [3, 4], data: P } } });
+    const out = encoder.forward([4, 0, 2]);
+    const want = [4, 0, 2].flatMap((tok, s) => [0, 1, 2, 3].map((k) => Math.fround(Math.fround(E[tok * 4 + k] * 2) + P[s * 4 + k])));
+    expect(Array.from(out)).toEqual(want);
+    expect(encoder.forward([1, 1]).length).toBe(8); // fewer tokens than maxLength: the first rows
+    encoder.dispose();
+  });
+
+  test('logits fills out and a WasmArray; its length is seq * vocabSize', () => {
+    const encoder = posenc.createEncoder({ ...BASE, tieEmbeddings: true, weights: { seed: 5 } });
+    const out = new Float32Array(3 * BASE.vocabSize);
+    expect(encoder.logits([1, 2, 3], { causal: true, out })).toBe(out);
+    const wa = posenc.allocate('float32', 3 * BASE.vocabSize);
+    expect(encoder.logits([1, 2, 3], { causal: true, out: wa })).toBe(wa);
+    expect(Array.from(wa.array)).toEqual(Array.from(out));
+    wa.free();
+    encoder.dispose();
+  });
+});
+
+describe('self-contained model files: the options travel in the metadata', () => {
+  const cfg = { ...BASE, positional: { type: 'learned', maxLength: 16 }, activation: 'gelu_tanh', finalNorm: true, embedScale: 1, tieEmbeddings: true };
+
+  test("toSafetensors writes 'posenc.config'; createEncoder({ weights }) alone rebuilds the same model", () => {
+    const a = posenc.createEncoder({ ...cfg, weights: { seed: 8 } });
+    const bytes = a.toSafetensors({ metadata: { note: 'tiny' } });
+    const file = posenc.readSafetensors(bytes);
+    expect(file.metadata.note).toBe('tiny');
+    expect(JSON.parse(file.metadata[posenc.CONFIG_METADATA_KEY])).toEqual(JSON.parse(JSON.stringify(a.config)));
+    const tokens = [1, 2, 3, 4, 5];
+    for (const weights of [bytes, file, bytes.buffer]) {
+      const b = posenc.createEncoder({ weights });
+      expect(b.config).toEqual(a.config);
+      expect(Array.from(b.logits(tokens, { causal: true }))).toEqual(Array.from(a.logits(tokens, { causal: true })));
+      b.dispose();
+    }
+    a.dispose();
+  });
+
+  test("a file written elsewhere (a training script) with some keys: the rest take their defaults", () => {
+    const small = { vocabSize: 9, dModel: 8, heads: 2, dFF: 8, layers: 1, positional: { type: 'learned', maxLength: 4 }, lmHead: true };
+    const T = randomTensors(small, 12);
+    const bytes = posenc.writeSafetensors(T, { metadata: { 'posenc.config': JSON.stringify(small) } });
+    const e = posenc.createEncoder({ weights: bytes });
+    expect(e.config.embedScale).toBe(Math.sqrt(8));
+    expect(e.config.norm).toBe('pre');
+    const want = reference(small, T, [8, 0, 3], { causal: true });
+    expect(relError(e.logits([8, 0, 3], { causal: true }), want.logits)).toBeLessThan(1e-5);
+    e.dispose();
+  });
+
+  test("options given beside the file win, key by key", () => {
+    const a = posenc.createEncoder({ ...cfg, weights: { seed: 8 } });
+    const b = posenc.createEncoder({ weights: a.toSafetensors(), keepAttention: false, normEps: 1e-3 });
+    expect([b.config.keepAttention, b.config.normEps, b.config.finalNorm]).toEqual([false, 1e-3, true]);
     a.dispose();
     b.dispose();
   });

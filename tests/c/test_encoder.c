@@ -422,6 +422,75 @@ static void test_encoder_errors(void)
 }
 
 
+/* posenc_encoder_logits: the forward output times the head (own or tied), and
+ * learned positions: pos_embed.weight after embed.weight, one row per position. */
+static void test_encoder_logits(void)
+{
+    static const int32_t tokens[S] = { 3, 1, 4, 1, 5 };
+    static float params[20000], work[4096];
+    float hidden[S * D], logits[S * V], none[S * V];
+    posenc_encoder_config c = { 0 };
+    c.vocab_size = V, c.d_model = D, c.heads = H, c.d_ff = FF, c.layers = L, c.final_norm = 1;
+    c.positional = POSENC_POSITIONAL_LEARNED, c.max_length = S;
+    size_t layer = 4 * (D * D + D) + 4 * D + 2 * FF * D + FF + D;
+    for (int head = POSENC_LM_HEAD_OWN; head <= POSENC_LM_HEAD_TIED; head++) {
+        c.lm_head = head;
+        size_t pl, wl;
+        CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_OK);
+        size_t want_params = (V + S) * D + L * layer + 2 * D + (head == POSENC_LM_HEAD_OWN ? V * D : 0);
+        CHECKF(pl == want_params && wl == 2 * S * D + 3 * S * D + S * S + S * D, "head %d: sizes %zu %zu", head, pl, wl);
+        fill(params, pl, 0.5f);
+        CHECK(posenc_encoder_forward(hidden, COUNT(hidden), &c, params, pl, tokens, S, NULL, 1, -1, NULL, 0, work,
+                                     wl) == POSENC_OK);
+        CHECK(posenc_encoder_logits(logits, COUNT(logits), &c, params, pl, tokens, S, NULL, 1, -1, NULL, 0, work,
+                                    wl) == POSENC_OK);
+        const float *w = head == POSENC_LM_HEAD_TIED ? params : params + pl - V * D;
+        double want[S * V];
+        for (int s = 0; s < S; s++)
+            for (int v = 0; v < V; v++) {
+                double dot = 0;
+                for (int k = 0; k < D; k++)
+                    dot += (double)hidden[s * D + k] * w[v * D + k];
+                want[s * V + v] = dot;
+            }
+        CHECKF(rel_error(logits, want, COUNT(logits)) < 1e-6, "head %d: %g", head, rel_error(logits, want, S * V));
+        CHECK(posenc_encoder_logits(logits, COUNT(logits) - 1, &c, params, pl, tokens, S, NULL, 1, -1, NULL, 0, work,
+                                    wl) == POSENC_ERR_BUFFER_TOO_SMALL);
+        CHECK(posenc_encoder_logits(logits, COUNT(logits), &c, params, pl, tokens, S, NULL, 1, -1, NULL, 0, work,
+                                    wl - 1) == POSENC_ERR_BUFFER_TOO_SMALL);
+    }
+    size_t pl, wl;
+    /* no head: logits refused, nothing written */
+    c.lm_head = POSENC_LM_HEAD_NONE;
+    CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_OK);
+    memset(none, 0x5a, sizeof none);
+    float before = none[0];
+    CHECK(posenc_encoder_logits(none, COUNT(none), &c, params, pl, tokens, S, NULL, 1, -1, NULL, 0, work, wl) ==
+          POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(memcmp(&none[0], &before, sizeof before) == 0);
+    c.lm_head = 3;
+    CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_ERR_INVALID_ARGUMENT);
+    /* learned: a longer sequence than the table, or no table */
+    c.lm_head = POSENC_LM_HEAD_TIED;
+    CHECK(posenc_encoder_sizes(&c, S + 1, &pl, &wl) == POSENC_ERR_INVALID_ARGUMENT);
+    c.max_length = 0;
+    CHECK(posenc_encoder_sizes(&c, 0, &pl, &wl) == POSENC_ERR_INVALID_ARGUMENT);
+    c.max_length = S;
+    static const int32_t longer[S + 1] = { 0, 1, 2, 3, 4, 5 };
+    CHECK(posenc_encoder_forward(hidden, COUNT(hidden) + D, &c, params, 20000, longer, S + 1, NULL, 1, -1, NULL, 0,
+                                 work, COUNT(work)) == POSENC_ERR_INVALID_ARGUMENT);
+    /* no layers: x[s] = E[t_s] * scale + P[s], one float product and one sum */
+    c.layers = 0, c.final_norm = 0, c.embed_scale = 1.5;
+    CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_OK && pl == (V + S) * D);
+    CHECK(posenc_encoder_forward(hidden, COUNT(hidden), &c, params, pl, tokens, S, NULL, 0, -1, NULL, 0, work, wl) ==
+          POSENC_OK);
+    int exact = 1;
+    for (int s = 0; s < S; s++)
+        for (int k = 0; k < D; k++)
+            exact &= hidden[s * D + k] == params[tokens[s] * D + k] * 1.5f + params[(V + s) * D + k];
+    CHECK(exact);
+}
+
 /* A routine that wrote an output and then read an input through it would
  * read values it never checked: every such overlap is refused, nothing written. */
 static void test_overlaps(void)
@@ -524,5 +593,6 @@ void test_encoder(void)
     test_attention();
     test_encoder_forward();
     test_encoder_errors();
+    test_encoder_logits();
     test_overlaps();
 }

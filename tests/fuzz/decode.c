@@ -75,7 +75,7 @@ void take_encoder_config(fuzz_in *in, posenc_encoder_config *c, const double *in
     c->d_ff = small ? take_u8(in) % 17 : take_size(in);
     c->layers = small ? take_u8(in) % 3 : take_size(in);
     c->languages = small ? take_u8(in) % 3 : take_size(in);
-    c->positional = take_enum(in, 5);
+    c->positional = take_enum(in, 6);
     c->norm = take_enum(in, 2);
     c->activation = take_enum(in, 3);
     c->final_norm = take_enum(in, 2);
@@ -93,6 +93,8 @@ void take_encoder_config(fuzz_in *in, posenc_encoder_config *c, const double *in
     c->t5_unidirectional = take_enum(in, 2);
     size_t rotary = c->rotary_dim ? c->rotary_dim : c->heads ? c->d_model / c->heads : 0;
     c->rope_inv_freq = take_u8(in) % 16 && rotary / 2 <= FUZZ_CAP ? inv_freq : NULL;
+    c->max_length = small ? take_u8(in) % 12 : take_size(in);
+    c->lm_head = take_enum(in, 3);
 }
 
 size_t take_small(fuzz_in *in)
@@ -263,6 +265,18 @@ void buf_new_values(fuzz_buf *b, size_t len, size_t limit, fuzz_in *in)
     for (size_t i = 0; i < b->alloc; i++)
         v[i] = take_value(in);
     buf_snapshot(b);
+}
+
+void *fuzz_alias(fuzz_in *in, fuzz_buf *host, void *src, size_t n, size_t elem, int *aliased)
+{
+    size_t room = host->alloc * host->elem, bytes = n * elem;
+    if (take_u8(in) % 8 != 0 || !src || n == 0 || n > room / elem)
+        return src;
+    unsigned char *copy = host->p + (room - bytes);
+    memcpy(copy, src, bytes);
+    buf_snapshot(host);
+    *aliased = 1;
+    return copy;
 }
 
 void buf_snapshot(fuzz_buf *b)

@@ -101,4 +101,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 _Noreturn void fuzz_fail(const char *file, int line, const char *what);
 #define FUZZ_ASSERT(cond) ((cond) ? (void)0 : fuzz_fail(__FILE__, __LINE__, #cond))
 
+/*
+ * An overlap case, about one call in eight: copies the n elements (elem bytes
+ * each) at src to the end of `host`, a buffer the routine writes, snapshots
+ * host and sets *aliased; returns the copy, which the caller passes instead of
+ * src. The routine reads src after writing host, so it must refuse the call
+ * (POSENC_ERR_INVALID_ARGUMENT, or an earlier error) and leave host as it was.
+ * Otherwise (or when host cannot hold the copy) returns src.
+ */
+void *fuzz_alias(fuzz_in *in, fuzz_buf *host, void *src, size_t n, size_t elem, int *aliased);
+
 #endif

@@ -1,6 +1,7 @@
 /* Fuzz target: posenc_encoder_sizes, configurations with sizes near overflow.
- * On success the sizes hold at least the embeddings and the activations; on
- * error nothing is written. */
+ * On success the sizes hold at least the embeddings and the activations (and
+ * the learned table, the LM head and its hidden states); on error nothing is
+ * written. */
 #include "decode.h"
 #include "posenc.h"
 
@@ -25,6 +26,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_ASSERT(buf_unchanged(&sizes));
     } else {
         FUZZ_ASSERT(s[0] >= c.vocab_size * c.d_model && s[1] >= 2 * seq * c.d_model);
+        /* a learned table never serves more rows than it has; an own LM head is a second [vocab][d] */
+        FUZZ_ASSERT(c.positional != POSENC_POSITIONAL_LEARNED || (seq <= c.max_length && s[0] >= (1 + c.max_length) * c.d_model));
+        FUZZ_ASSERT(c.lm_head != POSENC_LM_HEAD_OWN || s[0] >= 2 * c.vocab_size * c.d_model);
+        FUZZ_ASSERT(c.lm_head == POSENC_LM_HEAD_NONE || s[1] >= 3 * seq * c.d_model);
     }
     buf_free(&sizes);
     return 0;

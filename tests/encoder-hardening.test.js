@@ -1,0 +1,127 @@
+// The encoder's options and sizes: checked before any work, read once, and the
+// C struct's layout written from one table that is checked against the header.
+import { readFileSync } from 'node:fs';
+import { posenc, thrown } from './helpers.js';
+import { CONFIG_LAYOUT } from '../src/js/encoder.js';
+
+beforeAll(() => posenc.init());
+
+const BASE = { vocabSize: 20, dModel: 8, heads: 2, dFF: 16, layers: 1 };
+
+/** Runs fn, expects Err with a message matching; returns the milliseconds it took. */
+function timedRejection(fn, Err, message) {
+  const before = posenc.memoryStats();
+  const start = performance.now();
+  const error = thrown(fn);
+  const ms = performance.now() - start;
+  expect(error).toBeInstanceOf(Err);
+  expect(error.message).toMatch(message);
+  const after = posenc.memoryStats();
+  expect([after.allocatedBytes, after.liveArrays]).toEqual([before.allocatedBytes, before.liveArrays]);
+  return ms;
+}
+
+describe('every tensor is sized before anything is drawn or allocated', () => {
+  test.each([
+    // the classifier head took 105 s and 16 GB of seeded values before failing
+    ['a huge classifier head (classes 2^31 - 1)', { vocabSize: 1, dModel: 1, heads: 1, dFF: 1, layers: 0, classes: 2 ** 31 - 1 }, /^posenc\.createEncoder: classes \* dModel = 2147483647 elements, more than the \d+/],
+    ['a head past any typed array', { vocabSize: 1, dModel: 1024, heads: 1, dFF: 1, layers: 0, classes: 2 ** 31 - 1 }, /^posenc\.createEncoder: classes \* dModel = \d+ elements/],
+    ['2^31 - 1 tiny layers', { vocabSize: 1, dModel: 1, heads: 1, dFF: 1, layers: 2 ** 31 - 1 }, /^posenc\.createEncoder: parameters = \d+ elements, more than/],
+    ['a huge T5 table', { ...BASE, positional: { type: 't5', numBuckets: 2 ** 30, maxDistance: 2 ** 30 } }, /positional\.numBuckets \* heads = 2147483648 elements/],
+    ['a huge learned table', { ...BASE, positional: { type: 'learned', maxLength: 2 ** 31 - 1 } }, /positional\.maxLength \* dModel = \d+ elements/],
+    ['a huge language table', { ...BASE, languages: 2 ** 31 - 1 }, /languages \* dModel = \d+ elements/],
+    ['a huge feed-forward block', { ...BASE, dFF: 2 ** 31 - 1 }, /dFF \* dModel = \d+ elements/],
+  ])('%s: a named RangeError at once', (name, options, message) => {
+    const ms = timedRejection(() => posenc.createEncoder({ ...options, weights: { seed: 1 } }), RangeError, message);
+    expect(ms).toBeLessThan(2000);
+  });
+
+  test('encoderTensorShapes checks the same counts without listing anything', () => {
+    timedRejection(() => posenc.encoderTensorShapes({ vocabSize: 1, dModel: 1, heads: 1, dFF: 1, layers: 2 ** 31 - 1 }), RangeError, /^posenc\.encoderTensorShapes: parameters = /);
+  });
+});
+
+describe('options are read once: later edits of the caller objects change nothing', () => {
+  const half = 2; // rotaryDim / 2 for dModel 8, heads 2
+  const longrope = () => ({
+    type: 'longrope', shortFactor: [1, 1], longFactor: [2, 3], originalMaxPositionEmbeddings: 4, maxPositionEmbeddings: 16,
+  });
+
+  test("a longrope longFactor array edited after createEncoder: the encoder keeps the original", () => {
+    const scaling = longrope();
+    const positional = { type: 'rope', scaling };
+    const encoder = posenc.createEncoder({ ...BASE, positional, weights: { seed: 3 } });
+    const fresh = posenc.createEncoder({ ...BASE, positional: { type: 'rope', scaling: longrope() }, weights: { seed: 3 } });
+    const long = [1, 2, 3, 4, 5, 6, 7, 8]; // 8 > originalMaxPositionEmbeddings: the long factors apply
+    scaling.longFactor[0] = 50;
+    scaling.longFactor.push(9);
+    positional.type = 'none';
+    expect(Array.from(encoder.forward(long))).toEqual(Array.from(fresh.forward(long)));
+    expect(encoder.config.positional.type).toBe('rope');
+    expect(encoder.config.positional.scaling.longFactor).toEqual([2, 3]);
+    expect(encoder.config.positional.scaling.longFactor).toHaveLength(half);
+    encoder.dispose();
+    fresh.dispose();
+  });
+
+  test('config is frozen all the way down, and plain JSON (typed arrays become arrays)', () => {
+    const scaling = { ...longrope(), longFactor: Float64Array.from([2, 3]) };
+    const encoder = posenc.createEncoder({ ...BASE, positional: { type: 'rope', scaling }, weights: { seed: 3 } });
+    const c = encoder.config;
+    expect(Object.isFrozen(c) && Object.isFrozen(c.positional) && Object.isFrozen(c.positional.scaling)).toBe(true);
+    expect(Object.isFrozen(c.positional.scaling.longFactor)).toBe(true);
+    expect(JSON.parse(JSON.stringify(c)).positional.scaling.longFactor).toEqual([2, 3]);
+    encoder.dispose();
+  });
+
+  test('a getter on positional is read once', () => {
+    let reads = 0;
+    const positional = { type: 'alibi', get maxBias() { reads++; return 4; } };
+    const encoder = posenc.createEncoder({ ...BASE, positional, weights: { seed: 3 } });
+    expect(reads).toBe(1);
+    expect(encoder.config.positional.maxBias).toBe(4);
+    encoder.dispose();
+  });
+
+  test('inherited keys of positional are not options; an own `constructor` key is an unknown option', () => {
+    const inherited = Object.assign(Object.create({ maxBias: -1 }), { type: 'alibi' });
+    const encoder = posenc.createEncoder({ ...BASE, positional: inherited, weights: { seed: 3 } });
+    expect(encoder.config.positional.maxBias).toBe(8); // the default, not the prototype's -1
+    encoder.dispose();
+    timedRejection(
+      () => posenc.createEncoder({ ...BASE, positional: { type: 'alibi', constructor: 1 }, weights: { seed: 3 } }),
+      TypeError,
+      /unknown option 'positional\.constructor' for type 'alibi'/,
+    );
+  });
+});
+
+describe("posenc_encoder_config: one table, checked against include/posenc.h and src/encoder.c's asserts", () => {
+  const root = new URL('../', import.meta.url);
+  const header = readFileSync(new URL('include/posenc.h', root), 'utf8');
+  const source = readFileSync(new URL('src/encoder.c', root), 'utf8');
+
+  test('the fields, in declaration order, with their C types', () => {
+    const body = /typedef struct posenc_encoder_config \{([^}]*)\} posenc_encoder_config;/.exec(header)[1];
+    const fields = body.split(';').map((s) => s.trim()).filter(Boolean).map((decl) => {
+      const m = /^(.*?)(\w+)$/.exec(decl);
+      const type = m[1].trim();
+      return [m[2], type.endsWith('*') ? 'pointer' : type];
+    });
+    expect(CONFIG_LAYOUT.fields.map((f) => [f.name, f.type])).toEqual(fields);
+  });
+
+  test("every field's offset and the size equal the wasm32 asserts in src/encoder.c", () => {
+    const asserted = Object.fromEntries([...source.matchAll(/^AT\((\w+), (\d+)\);$/gm)].map((m) => [m[1], Number(m[2])]));
+    expect(Object.keys(asserted)).toHaveLength(CONFIG_LAYOUT.fields.length);
+    expect(Object.fromEntries(CONFIG_LAYOUT.fields.map((f) => [f.name, f.offset]))).toEqual(asserted);
+    const size = Number(/_Static_assert\(sizeof\(posenc_encoder_config\) == (\d+)/.exec(source)[1]);
+    expect(CONFIG_LAYOUT.bytes).toBe(size);
+  });
+
+  test('the workspace comes from posenc_encoder_sizes: no formula in encoder.js', () => {
+    const js = readFileSync(new URL('src/js/encoder.js', root), 'utf8');
+    expect(js).toMatch(/posenc_encoder_sizes\(/);
+    expect(js).not.toMatch(/function workLength/);
+  });
+});
