@@ -101,7 +101,6 @@ describe.each(manifest.models)('copy-$scheme', (m) => {
     const below = inRange.filter((n) => !(accuracy()[n].tokenAccuracy >= 0.99)).map((n) => ({ n, ...accuracy()[n] }));
     expect(below).toEqual([]);
   });
-  });
 });
 
 /** The rows of the first Markdown table after `heading` in README.md: scheme -> numbers. */
