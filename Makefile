@@ -39,6 +39,7 @@ help:
 	@echo "make wasm | js | native | clean"
 	@echo "make fuzz   fuzz every public C routine FUZZ_SECONDS each (default 60), ASan + UBSan"
 	@echo "make install PREFIX=...   the C header, static library and posenc.pc"
+	@echo "make models retrain the copy-task models of web/models/ (PyTorch, ~1 hour)"
 
 # ---------------------------------------------------------------- dependencies
 # apt_install(command, package): install a Debian package when the command is missing.
@@ -235,6 +236,21 @@ build/bench/probes.wasm: bench/probes.c Makefile
 
 bench: deps wasm js build/bench/probes.wasm
 	$(NODE) bench/run.mjs
+
+# ---------------------------------------------------------------- models
+# The copy-task models of web/models/ (tools/train/README.md): one per
+# positional scheme, trained with Debian's PyTorch (CPU) on 2 threads. Not part
+# of `make test`: the trained files are committed and tests/models.test.js
+# checks them. OpenBLAS comes with torch: without it torch's matrix products
+# use the reference BLAS, ~18x slower.
+TORCH_PYTHON ?= /usr/bin/python3
+MULTIARCH    := $(shell uname -m)-linux-gnu
+
+.PHONY: models
+models:
+	$(call apt_install_file,/usr/lib/python3/dist-packages/torch/__init__.py,python3-torch)
+	$(call apt_install_file,/usr/lib/$(MULTIARCH)/openblas-pthread/libopenblas.so.0,libopenblas0-pthread)
+	$(TORCH_PYTHON) tools/train/make_models.py --threads 2
 
 # ---------------------------------------------------------------- demo
 demo: deps wasm js
