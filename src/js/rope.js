@@ -97,7 +97,9 @@ const SCALING = {
  * the keys outside it that scaling needs).
  */
 function rejectSnakeCase(fn, scaling, label) {
-  const snake = Object.keys(scaling).filter((key) => key.includes('_'));
+  // snake_case as Hugging Face writes it (rope_type, original_max_position_embeddings);
+  // other keys (__proto__ among them) are left to the unknown-option check
+  const snake = Object.keys(scaling).filter((key) => /^[a-z][a-z0-9]*(_[a-z0-9]+)+$/.test(key));
   if (snake.length === 0) return;
   const camel = (key) => (key === 'rope_type' ? 'type' : key.replace(/_([a-z])/g, (_, c) => c.toUpperCase()));
   const value = (v) => (Array.isArray(v) ? `[${v.length > 3 ? `${v.slice(0, 3).join(', ')}, ...` : v.join(', ')}]` : describe(v));
