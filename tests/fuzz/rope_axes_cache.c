@@ -1,5 +1,6 @@
 /* Fuzz target: posenc_rope_axes_cache, positions [n_axes][length], sections
- * that split the pairs or not, outputs that overlap. On success every value is
+ * that split the pairs or not, outputs that overlap each other, positions,
+ * sections or inv_freq (refused). On success every value is
  * finite, |v| <= A, cos^2 + sin^2 = A^2 within float rounding, and with every
  * axis at the same positions the cache is posenc_rope_cache's bit for bit; on
  * error nothing is written. */
@@ -52,10 +53,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     buf_new(&sin_buf, overlap ? 0 : out_len, limit, sizeof(float));
     float *cos_out = (float *)(void *)cos_buf.p;
     float *sin_out = overlap ? cos_out + shift : (float *)(void *)sin_buf.p;
+    /* positions, sections or inv_freq inside an output (cos, or sin when it has its own memory) */
+    fuzz_buf *host = take_u8(&in) % 2 ? &cos_buf : &sin_buf;
+    const int32_t *pos_in = fuzz_alias(&in, host, pos, positions.alloc, sizeof(int32_t), &overlap);
+    const size_t *sections_in = fuzz_alias(&in, host, sections, n_axes, sizeof(size_t), &overlap);
+    const double *f_in = fuzz_alias(&in, host, f, half, sizeof(double), &overlap);
 
     int status = posenc_rope_axes_cache(null == 0 ? NULL : cos_out, null == 1 ? NULL : sin_out, out_len, length,
-                                        null == 2 ? NULL : pos, n_axes, null == 3 ? NULL : sections, rotary_dim,
-                                        null == 4 ? NULL : f, attention, precision);
+                                        null == 2 ? NULL : pos_in, n_axes, null == 3 ? NULL : sections_in, rotary_dim,
+                                        null == 4 ? NULL : f_in, attention, precision);
     check_status(status);
     FUZZ_ASSERT(null > 4 || status == POSENC_ERR_NULL_POINTER || (null == 2 && length == 0));
     FUZZ_ASSERT(status != POSENC_OK || (!must_fail && !overlap));
