@@ -2,9 +2,10 @@
 //
 //   node web/serve.mjs [--port N]      (default 8080; 0 picks a free port)
 //
-// It serves the page (web/*.html|css|js|svg, web/views/*.js) and the package
-// files the page may load (dist/posenc.mjs, its chunks, the wasm), nothing
-// else: every request path is checked segment by segment before it touches the
+// It serves the page (web/*.html|css|js|svg, web/views/*.js), the trained
+// models (web/models/*.safetensors and manifest.json, fetched by the "train
+// short, test long" view and its worker) and the package files the page may
+// load (dist/posenc.mjs, its chunks, the wasm), nothing else: every request path is checked segment by segment before it touches the
 // file system, so `..`, encoded dots or slashes, NUL bytes and absolute-form
 // targets cannot reach outside web/, and a symlink whose real path leaves its
 // served folder is not followed. Tests start it with createServer({ root }).
@@ -34,6 +35,8 @@ const MIME = {
   '.mjs': 'text/javascript; charset=utf-8',
   '.svg': 'image/svg+xml',
   '.wasm': 'application/wasm',
+  '.json': 'application/json; charset=utf-8',
+  '.safetensors': 'application/octet-stream',
 };
 
 // Page files are any web/ file with one of these extensions (serve.mjs itself is .mjs: never served).
@@ -45,6 +48,9 @@ const PAGE_EXTENSIONS = new Set(['.html', '.css', '.js', '.svg']);
 const SHARED_FILE = 'src/cli/torch.js';
 const PACKAGE_FILE =
   /^dist\/posenc(?:-chunk-[A-Za-z0-9_-]+)?\.mjs$|^dist\/posenc(?:-baseline)?\.wasm$|^src\/cli\/torch\.js$/;
+
+// The model files: only under models/, only these two kinds (no other .json anywhere).
+const MODEL_FILE = /^models\/(?:[A-Za-z0-9_-]+\.safetensors|manifest\.json)$/;
 
 const MAX_URL = 2048; // longer request targets get 414
 const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/; // no leading dot: no `.`, `..` or dotfiles
@@ -96,6 +102,7 @@ export function resolveTarget(target) {
   }
   const path = segments.join('/');
   if (PACKAGE_FILE.test(path)) return path;
+  if (MODEL_FILE.test(path)) return `web/${path}`;
   if (segments.length > 2 || !PAGE_EXTENSIONS.has(extension(path))) throw new HttpError(404, 'not found');
   return `web/${path}`;
 }

@@ -62,6 +62,9 @@ describe('what it serves', () => {
     ['/dist/posenc.mjs', 'text/javascript; charset=utf-8'],
     ['/dist/posenc.wasm', 'application/wasm'],
     ['/main.js?x=1#y', 'text/javascript; charset=utf-8'],
+    ['/models/copy-task.js', 'text/javascript; charset=utf-8'],
+    ['/models/manifest.json', 'application/json; charset=utf-8'],
+    ...['none', 'learned', 'sinusoidal', 'rope', 'alibi', 't5'].map((s) => [`/models/copy-${s}.safetensors`, 'application/octet-stream']),
     ...chunks.map((f) => [`/dist/${f}`, 'text/javascript; charset=utf-8']),
   ])('GET %s: 200 %s with the security headers', async (target, type) => {
     const r = await get(target);
@@ -88,9 +91,16 @@ describe('what it serves', () => {
     expect(h.body.length).toBe(0);
   });
 
+  test('a model file is served byte for byte', async () => {
+    const bytes = readFileSync(new URL('web/models/copy-rope.safetensors', ROOT));
+    const r = await get('/models/copy-rope.safetensors');
+    expect(Buffer.compare(r.body, bytes)).toBe(0);
+  });
+
   test.each([
     '/serve.mjs', '/dist/posenc.cjs', '/dist/posenc.d.ts', '/package.json', '/Makefile', '/src/js/index.js',
     '/web/index.html', '/tests/helpers.js', '/dist/posenc-chunk-.mjs', '/dist/other.mjs', '/dist/posenc.wasm.map', '/.git/config', '/.gitignore', '/views/', '/nothing.js', '/views/a/b.js',
+    '/manifest.json', '/models/other.json', '/models/sub/copy-rope.safetensors', '/copy-rope.safetensors', '/views/x.safetensors', '/models/.safetensors',
   ])('GET %s: 404, nothing outside the page and the package files', async (target) => {
     const r = await get(target);
     expect(r.status).toBe(404);
