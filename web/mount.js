@@ -103,5 +103,7 @@ export function mountView(el, view, s, posenc, { request, changed }) {
       else request(m);
     },
   });
+  // a view whose results arrive later (a worker's) asks for its redraws through attach
+  view.attach?.(el, () => request(m));
   return m;
 }

@@ -6,7 +6,7 @@
 import { launch, openPage, SCREENSHOTS } from './chromium.js';
 import { CSP } from '../../web/serve.mjs';
 
-const VIEWS = ['table', 'curves', 'notebook', 'relative', 't5', 'deberta', 'similarity', 'rope', 'grid2d', 'mrope', 'alibi', 'encoder'];
+const VIEWS = ['table', 'curves', 'notebook', 'relative', 't5', 'deberta', 'similarity', 'rope', 'grid2d', 'mrope', 'alibi', 'encoder', 'train', 'copyattn'];
 
 let env;
 beforeAll(async () => {

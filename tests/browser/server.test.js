@@ -62,6 +62,8 @@ describe('what it serves', () => {
     ['/dist/posenc.mjs', 'text/javascript; charset=utf-8'],
     ['/dist/posenc.wasm', 'application/wasm'],
     ['/main.js?x=1#y', 'text/javascript; charset=utf-8'],
+    ['/train-worker.js', 'text/javascript; charset=utf-8'],
+    ['/copy-models.js', 'text/javascript; charset=utf-8'],
     ['/models/copy-task.js', 'text/javascript; charset=utf-8'],
     ['/models/manifest.json', 'application/json; charset=utf-8'],
     ...['none', 'learned', 'sinusoidal', 'rope', 'alibi', 't5'].map((s) => [`/models/copy-${s}.safetensors`, 'application/octet-stream']),

@@ -1,0 +1,353 @@
+// "Train short, test long" in Chromium. The curves are scored live by the
+// page's worker; here the same six model files are scored again by posenc in
+// Node on the same seeded sequences (copy-task.js), and each plotted point
+// must sit where those numbers put it, in its scheme's colour; the JSON
+// download must carry the same ratios exactly. RoPE scaling redraws RoPE's
+// curve (checked against Node with the scaling merged into the model's own
+// options); the attention panels invert through the colour map to
+// encoder.attention(layer) and the right/wrong strip is copyCorrect. Bad input
+// in any control is refused with a named message and changes nothing.
+// Screenshots go to build/screenshots/train-*.png.
+import { readFileSync } from 'node:fs';
+import { invert, SIZE } from '../../web/colormap.js';
+import { PALETTE, PALETTE_DARK } from '../../web/lines.js';
+import { EVAL_NS, copyAccuracy, copyCorrect, copySequence } from '../../web/models/copy-task.js';
+import { posenc } from '../helpers.js';
+import { launch, openPage, cellSpan, readPixels, setControls, draws, frames, SCREENSHOTS } from './chromium.js';
+
+const SCHEMES = ['none', 'learned', 'sinusoidal', 'rope', 'alibi', 't5'];
+const LAYERS = { none: 4, learned: 2, sinusoidal: 2, rope: 2, alibi: 4, t5: 2 };
+// sequences per n as the page's note states it: all up to 64, half at 96 and 128, a third beyond
+const countsFor = (perN) => EVAL_NS.map((n) => (n <= 64 ? perN : Math.ceil(perN / (n <= 128 ? 2 : 3))));
+
+const bytes = Object.fromEntries(SCHEMES.map((s) => [s, readFileSync(new URL(`../../web/models/copy-${s}.safetensors`, import.meta.url))]));
+const ownConfig = (scheme) => JSON.parse(posenc.readSafetensors(bytes[scheme]).metadata['posenc.config']);
+
+/** Token accuracy and exact match per n, scored in Node; scaling merged into the file's positional options. */
+function scores(scheme, perN, scaling) {
+  const options = { weights: bytes[scheme], keepAttention: false };
+  if (scaling) options.positional = { ...ownConfig(scheme).positional, scaling };
+  const enc = posenc.createEncoder(options);
+  const counts = countsFor(perN);
+  const out = EVAL_NS.map((n, i) => copyAccuracy((t) => enc.logits(t, { causal: true }), n, counts[i]));
+  enc.dispose();
+  return out;
+}
+
+/** Attention of every layer and the right/wrong list of a typed sequence, in Node. */
+function attention(scheme, symbols) {
+  const tokens = copySequence([...symbols].map((c) => c.charCodeAt(0) - 97 + 2));
+  const enc = posenc.createEncoder({ weights: bytes[scheme] });
+  const logits = enc.logits(tokens, { causal: true });
+  const probs = Array.from({ length: enc.config.layers }, (_, l) => enc.attention(l));
+  const out = { L: tokens.length, heads: enc.config.heads, layers: enc.config.layers, probs, correct: copyCorrect(tokens, logits) };
+  enc.dispose();
+  return out;
+}
+
+let env;
+let page;
+let problems;
+const reference = {};
+beforeAll(async () => {
+  await posenc.init();
+  for (const s of SCHEMES) reference[s] = scores(s, 6); // first: Node must not compete with the page for the cores
+  env = await launch();
+  ({ page, problems } = await openPage(env.browser, env.url));
+});
+afterAll(() => env?.close());
+afterEach(() => expect(problems).toEqual([]));
+
+const evaluated = (p = page) => p.waitForFunction(() => document.querySelector('[data-view="train"]').dataset.evalDone === 'true', null, { timeout: 30000 });
+const query = (p = page) => new URL(p.url()).searchParams;
+const hex = (c) => [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16));
+const dist = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+
+/**
+ * Every computed point of the curves, where `expected` (per series, in the
+ * page's drawing order: [{ label, values }]) puts it: its centre pixel has the
+ * series' colour, and the disk of that colour in its pixel column is centred
+ * on the value to a pixel. Points a later disk covers are skipped. Returns the count checked.
+ */
+async function checkPoints(p, expected) {
+  const geo = await p.$eval('[data-view="train"] canvas.plot', (c) => ({
+    plot: c.dataset.plot.split(',').map(Number), pad: Number(c.dataset.xPad), xMax: Number(c.dataset.xMax), yMax: Number(c.dataset.yMax),
+    series: JSON.parse(c.dataset.series),
+  }));
+  expect(geo.series.map((s) => s.label)).toEqual(expected.map((e) => e.label));
+  const [px, py, pw, ph] = geo.plot;
+  const disks = [];
+  expected.forEach((e, k) => {
+    if (!geo.series[k].markers) return;
+    e.values.forEach((v, i) => disks.push({ k, i, v, x: px + geo.pad + (i / geo.xMax) * (pw - 2 * geo.pad), y: py + (1 - v / geo.yMax) * ph, color: hex(geo.series[k].color) }));
+  });
+  const shown = disks.filter((d) => !disks.some((o) => o.k > d.k && Math.hypot(o.x - d.x, o.y - d.y) < 11));
+  const R = 12;
+  const pts = shown.flatMap((d) => Array.from({ length: 2 * R + 1 }, (_, j) => [Math.floor(d.x), Math.floor(d.y) - R + j]));
+  const { pixels } = await readPixels(p, 'train', pts, { relative: false });
+  shown.forEach((d, n) => {
+    const col = pixels.slice(n * (2 * R + 1), (n + 1) * (2 * R + 1));
+    expect([d.k, d.i, dist(col[R], d.color) < 8]).toEqual([d.k, d.i, true]);
+    let a = R;
+    let b = R;
+    while (a > 0 && dist(col[a - 1], d.color) < 40) a--;
+    while (b < 2 * R && dist(col[b + 1], d.color) < 40) b++;
+    const mid = Math.floor(d.y) - R + (a + b + 1) / 2;
+    expect([d.k, d.i, Math.abs(mid - d.y) <= 1]).toEqual([d.k, d.i, true]);
+  });
+  return shown.length;
+}
+
+const panels = (p = page) => p.$eval('[data-view="copyattn"] canvas.plot', (c) => JSON.parse(c.dataset.panels));
+const strip = (p = page) => p.$eval('[data-view="copyattn"] canvas.plot', (c) => JSON.parse(c.dataset.strip));
+const loaded = (p, n) => p.waitForFunction((k) => JSON.parse(document.querySelector('[data-view="copyattn"] canvas.plot').dataset.panels || '[]').length === k, n);
+
+/** Samples each panel and compares the inverted colours with ref's attention; the worst error in colour steps. */
+async function worstPanelError(ref, n = 6) {
+  const ps = await panels();
+  const pts = ps.flatMap(({ x, y, w }) => Array.from({ length: n * n }, (_, k) => [x + Math.floor(((Math.floor(k / n) + 0.5) * w) / n), y + Math.floor((((k % n) + 0.5) * w) / n)]));
+  const { pixels } = await readPixels(page, 'copyattn', pts, { relative: false });
+  const { L } = ref;
+  let worst = 0;
+  ps.forEach(({ x, y, w, layer, head, min, max }, q) => {
+    const step = (max - min) / (SIZE - 1);
+    for (let k = 0; k < n * n; k++) {
+      const [px, py] = pts[q * n * n + k];
+      const inv = invert(...pixels[q * n * n + k].slice(0, 3), min, max);
+      expect(inv.distance).toBe(0);
+      const [r0, r1] = cellSpan(py - y, L, w);
+      const [c0, c1] = cellSpan(px - x, L, w);
+      let e = 0;
+      for (let i = r0; i < r1; i++) for (let j = c0; j < c1; j++) e += ref.probs[layer][(head * L + i) * L + j];
+      worst = Math.max(worst, Math.abs(inv.value - e / ((r1 - r0) * (c1 - c0))) / step);
+    }
+  });
+  return worst;
+}
+
+/** The strip read back: one colour per copied symbol, equal to ref.correct. */
+async function checkStrip(p, ref) {
+  const s = await strip(p);
+  expect([s.n, s.correct]).toEqual([ref.correct.length, ref.correct.map(Number)]);
+  const pts = Array.from({ length: s.n }, (_, i) => [s.x + Math.floor(((i + 0.5) * s.w) / s.n), s.y + 1]);
+  const { pixels } = await readPixels(p, 'copyattn', pts, { relative: false });
+  const want = ref.correct.map((c) => hex(c ? s.colors.right : s.colors.wrong));
+  expect(pixels.map((px) => px.slice(0, 3))).toEqual(want);
+}
+
+
+const defaultSeries = (palette) => SCHEMES.map((s, k) => ({ label: { none: 'NoPE', learned: 'learned', sinusoidal: 'sinusoidal', rope: 'RoPE', alibi: 'ALiBi', t5: 'T5 bias' }[s], values: reference[s].map((r) => r.tokenAccuracy), color: palette[k] }));
+
+describe('accuracy against n, scored live', () => {
+  test('the default settings are scored in a worker within 3 s of the page being ready, with a progress bar', async () => {
+    await evaluated();
+    const t = await page.$eval('[data-view="train"]', (e) => ({ done: Number(e.dataset.evalDoneAt), ready: Number(document.documentElement.dataset.readyMs), ms: Number(e.dataset.evalMs) }));
+    console.log(`train view: scored 54 points ${t.done - t.ready} ms after the page was ready (${t.ms} ms from the request)`);
+    expect(t.done - t.ready).toBeLessThanOrEqual(3000);
+    const bar = await page.$eval('[data-view="train"] progress', (e) => [e.value, e.max]);
+    expect(bar).toEqual([54, 54]);
+    expect(await page.$eval('[data-view="train"] .progress-text', (e) => e.textContent)).toMatch(/^54 points scored by posenc in a worker in \d+\.\d s\.$/);
+    await (await page.$('[data-view="train"]')).screenshot({ path: `${SCREENSHOTS}/train-light-1100.png` });
+  });
+
+  test("every point sits at Node's score for its scheme and n, in the scheme's colour", async () => {
+    const series = await page.$eval('[data-view="train"] canvas.plot', (c) => JSON.parse(c.dataset.series));
+    expect(series.map((s) => s.color)).toEqual(PALETTE.slice(0, 6));
+    // past the training range the schemes differ: what is checked here could not be one shared curve
+    expect(reference.t5[4].tokenAccuracy - reference.rope[4].tokenAccuracy).toBeGreaterThan(0.5);
+    expect(await checkPoints(page, defaultSeries(PALETTE))).toBeGreaterThanOrEqual(20);
+  });
+
+  test('the JSON download is the same ratios, exactly; the read-out names every scheme at an n', async () => {
+    const [d] = await Promise.all([page.waitForEvent('download'), page.click('[data-view="train"] [data-download="json"]')]);
+    const j = JSON.parse(readFileSync(await d.path()));
+    expect(j.params).toEqual({ seqs: 6, scaling: 'none', factor: 4 });
+    expect(j.columns).toEqual(EVAL_NS.map((n) => `n=${n}`));
+    // downloads carry float32, as every view's: the ratios rounded once
+    const f32 = (values) => values.map(Math.fround);
+    SCHEMES.forEach((s, k) => {
+      expect([j.rowLabels[3 * k], f32(j.values[3 * k])]).toEqual([`${s}:tokenAccuracy`, f32(reference[s].map((r) => r.tokenAccuracy))]);
+      expect([j.rowLabels[3 * k + 1], f32(j.values[3 * k + 1])]).toEqual([`${s}:exactMatch`, f32(reference[s].map((r) => r.exactMatch))]);
+      expect([j.rowLabels[3 * k + 2], j.values[3 * k + 2]]).toEqual([`${s}:sequences`, countsFor(6)]);
+    });
+    await page.focus('[data-view="train"] canvas.plot');
+    for (const key of ['ArrowRight', 'ArrowRight', 'ArrowRight']) await page.keyboard.press(key);
+    const pct = (s) => `${(100 * reference[s][3].tokenAccuracy).toFixed(1)}%`;
+    expect(await page.$eval('[data-view="train"] .readout', (e) => e.textContent)).toBe(
+      `n = 48 (6 sequences) · NoPE ${pct('none')} · learned ${pct('learned')} · sinusoidal ${pct('sinusoidal')} · RoPE ${pct('rope')} · ALiBi ${pct('alibi')} · T5 bias ${pct('t5')}`,
+    );
+  });
+
+  test("RoPE scaling (YaRN x4, then linear x2) redraws RoPE's curve from the scaled model; the unscaled one stays dashed", async () => {
+    const yarn = scores('rope', 6, { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 66 });
+    // a real change to draw: YaRN moves RoPE at n = 48 by far more than a pixel
+    expect(Math.abs(yarn[3].tokenAccuracy - reference.rope[3].tokenAccuracy)).toBeGreaterThan(0.2);
+    await setControls(page, 'train', { scaling: 'yarn' });
+    expect(query().get('train.scaling')).toBe('yarn');
+    await evaluated();
+    const expected = [...defaultSeries(PALETTE), { label: 'RoPE, YaRN ×4', values: yarn.map((r) => r.tokenAccuracy) }];
+    expected[3].label = 'RoPE, unscaled';
+    const series = await page.$eval('[data-view="train"] canvas.plot', (c) => JSON.parse(c.dataset.series));
+    expect(series[6]).toEqual({ label: 'RoPE, YaRN ×4', color: PALETTE[3], markers: true });
+    expect(series[3].markers).toBe(false);
+    expect(await checkPoints(page, expected)).toBeGreaterThanOrEqual(20);
+    // only RoPE's scaled curve was asked for: 9 new points of 63
+    expect(await page.$eval('[data-view="train"] progress', (e) => [e.value, e.max])).toEqual([63, 63]);
+
+    const linear = scores('rope', 6, { type: 'linear', factor: 2 });
+    await setControls(page, 'train', { scaling: 'linear', factor: 2 });
+    expect([query().get('train.scaling'), query().get('train.factor')]).toEqual(['linear', '2']);
+    await evaluated();
+    expected[6] = { label: 'RoPE, linear ×2', values: linear.map((r) => r.tokenAccuracy) };
+    expect(await checkPoints(page, expected)).toBeGreaterThanOrEqual(20);
+    await page.$eval('[data-view="train"]', (e) => e.scrollIntoView());
+    await (await page.$('[data-view="train"] .figure')).screenshot({ path: `${SCREENSHOTS}/train-scaled-light-1100.png` });
+    await setControls(page, 'train', { scaling: 'none', factor: 4 });
+    expect(query().has('train.scaling')).toBe(false);
+    await evaluated();
+  });
+
+  test('the sequence count is a control: 2 per n scores 2/1/1 sequences, as Node does', async () => {
+    await setControls(page, 'train', { seqs: 2 });
+    await evaluated();
+    const expected = defaultSeries(PALETTE).map((e, k) => ({ ...e, values: scores(SCHEMES[k], 2).map((r) => r.tokenAccuracy) }));
+    expect(await checkPoints(page, expected)).toBeGreaterThanOrEqual(20);
+    expect(await page.$eval('[data-view="train"] canvas.plot', (c) => c.getAttribute('aria-label'))).toMatch(/Train short, test long/);
+    await setControls(page, 'train', { seqs: 6 });
+    await evaluated();
+  });
+
+  test('bad input (0 sequences, an empty factor) is refused with a named message; nothing is recomputed or redrawn', async () => {
+    const url = page.url();
+    for (const [name, value, message] of [
+      ['seqs', '0', 'sequences per n must be an integer from 1 to 64'],
+      ['seqs', '2.5', 'sequences per n must be an integer from 1 to 64'],
+      ['factor', '', 'factor must be a number above 0 and at most 64'],
+      ['factor', '0', 'factor must be a number above 0 and at most 64'],
+    ]) {
+      const before = await draws(page, 'train');
+      await page.fill(`[data-view="train"] [name="${name}"]`, value);
+      await frames(page);
+      expect(await page.$eval('[data-view="train"] > .error', (e) => !e.hidden && e.textContent)).toBe(message);
+      expect(await draws(page, 'train')).toBe(before); // the last good picture stays
+      expect(await page.$eval(`[data-view="train"] [name="${name}"]`, (e) => e.getAttribute('aria-invalid'))).toBe('true');
+      await page.fill(`[data-view="train"] [name="${name}"]`, name === 'seqs' ? '6' : '4');
+      await frames(page);
+    }
+    expect(page.url()).toBe(url);
+    expect(await page.$eval('[data-view="train"]', (e) => e.dataset.evalDone)).toBe('true');
+    expect(await page.$eval('[data-view="train"] > .error', (e) => e.hidden)).toBe(true);
+  });
+});
+
+describe('attention of a trained model on a typed or random sequence', () => {
+  test('one panel per layer and head (RoPE: 2 x 4), each the attention posenc gives in Node; the strip is copyCorrect', async () => {
+    await loaded(page, 8);
+    const ref = attention('rope', 'deadbeefcafebabe');
+    const ps = await panels();
+    expect(ps.map((p) => `${p.layer}:${p.head}`)).toEqual(['0:0', '0:1', '0:2', '0:3', '1:0', '1:1', '1:2', '1:3']);
+    expect(await worstPanelError(ref)).toBeLessThanOrEqual(0.5 + 1e-4);
+    await checkStrip(page, ref);
+    // a previous-token head and an induction head are there to see: read on the page's pixels
+    const { L } = ref;
+    const n = 16;
+    const centre = (p, i, j) => [p.x + Math.floor(((j + 0.5) * p.w) / L), p.y + Math.floor(((i + 0.5) * p.w) / L)];
+    const diag = (p, back, from) => Array.from({ length: L - from }, (_, k) => centre(p, from + k, from + k - back));
+    const mean = async (p, cells) => {
+      const { pixels } = await readPixels(page, 'copyattn', cells, { relative: false });
+      return pixels.reduce((a, px) => a + invert(...px.slice(0, 3), -1, 1).value, 0) / cells.length;
+    };
+    let prev = 0;
+    let induction = 0;
+    for (const p of ps) {
+      prev = Math.max(prev, await mean(p, diag(p, 1, 1)));
+      induction = Math.max(induction, await mean(p, diag(p, n, n + 1).slice(0, n)));
+    }
+    expect(prev).toBeGreaterThan(0.35);
+    expect(induction).toBeGreaterThan(0.75);
+    await page.$eval('[data-view="copyattn"]', (e) => e.scrollIntoView());
+    await (await page.$('[data-view="copyattn"]')).screenshot({ path: `${SCREENSHOTS}/train-attention-light-1100.png` });
+  });
+
+  test('ALiBi has 4 x 4 panels; a random draw of n = 100 (past training) writes the sequence and the URL, and the strip follows', async () => {
+    await setControls(page, 'copyattn', { scheme: 'alibi' });
+    await loaded(page, 16);
+    expect(query().get('copyattn.scheme')).toBe('alibi');
+    await setControls(page, 'copyattn', { n: 100 });
+    const before = await draws(page, 'copyattn');
+    await page.click('[data-view="copyattn"] [data-action="random"]');
+    await page.waitForFunction((k) => Number(document.querySelector('[data-view="copyattn"]').dataset.draws) > k, before);
+    const symbols = await page.inputValue('[data-view="copyattn"] input[name="symbols"]');
+    expect(symbols).toMatch(/^[a-p]{100}$/);
+    expect(query().get('copyattn.symbols')).toBe(symbols);
+    const ref = attention('alibi', symbols);
+    expect(ref.layers * ref.heads).toBe(LAYERS.alibi * 4);
+    await checkStrip(page, ref);
+    expect(await worstPanelError(ref, 4)).toBeLessThanOrEqual(0.5 + 1e-3);
+    expect(await page.$eval('[data-view="copyattn"] .readout', (e) => e.textContent)).not.toMatch(/NaN|undefined/);
+  });
+
+  test('bad sequences (a symbol past p, empty, 257 symbols) and a bad n are refused by name; nothing changes', async () => {
+    const before = await draws(page, 'copyattn');
+    const url = page.url();
+    const ps = JSON.stringify(await panels());
+    const box = '[data-view="copyattn"] input[name="symbols"]';
+    const good = await page.inputValue(box);
+    for (const [value, message] of [
+      ['abc xyz', "sequence may hold only the symbols a to p, got 'x'"],
+      ['', 'sequence must have 1 to 256 symbols, got 0'],
+      ['a'.repeat(257), 'sequence must have 1 to 256 symbols, got 257'],
+    ]) {
+      await page.fill(box, value);
+      await frames(page);
+      expect(await page.$eval('[data-view="copyattn"] .error', (e) => !e.hidden && e.textContent)).toBe(message);
+    }
+    await page.fill('[data-view="copyattn"] input[name="n"]', '0');
+    await page.click('[data-view="copyattn"] [data-action="random"]');
+    await frames(page);
+    expect(await page.inputValue(box)).toBe('a'.repeat(257)); // the button drew nothing
+    expect(await page.$eval('[data-view="copyattn"] .error', (e) => !e.hidden && e.textContent)).toMatch(/^(sequence|random n) /);
+    expect([page.url(), await draws(page, 'copyattn'), JSON.stringify(await panels())]).toEqual([url, before, ps]);
+    await page.fill(box, good);
+    await setControls(page, 'copyattn', { n: 48, scheme: 'rope', symbols: 'deadbeefcafebabe' });
+    expect(query().has('copyattn.symbols')).toBe(false);
+  });
+});
+
+describe('other widths and themes', () => {
+  test('at 360 px, with dynamic scaling and NoPE: fits the width, the points and panels are right (screenshots)', async () => {
+    const narrow = await openPage(env.browser, env.url, { width: 360, height: 800, query: '?train.scaling=dynamic&copyattn.scheme=none' });
+    try {
+      await evaluated(narrow.page);
+      expect(await narrow.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+      for (const v of ['train', 'copyattn']) {
+        const box = await (await narrow.page.$(`[data-view="${v}"]`)).boundingBox();
+        expect(box.x + box.width).toBeLessThanOrEqual(360);
+      }
+      const dynamic = scores('rope', 6, { type: 'dynamic', factor: 4, maxPositionEmbeddings: 66 });
+      const expected = [...defaultSeries(PALETTE), { label: 'RoPE, dynamic NTK ×4', values: dynamic.map((r) => r.tokenAccuracy) }];
+      expected[3].label = 'RoPE, unscaled';
+      expect(await checkPoints(narrow.page, expected)).toBeGreaterThanOrEqual(18);
+      await loaded(narrow.page, 16);
+      const c = await narrow.page.$eval('[data-view="copyattn"] canvas.plot', (e) => ({ panels: JSON.parse(e.dataset.panels), strip: JSON.parse(e.dataset.strip), w: e.width, h: e.height }));
+      for (const p of [...c.panels, c.strip]) expect([p.x + p.w <= c.w, p.y + p.h <= c.h, p.w >= 16]).toEqual([true, true, true]);
+      await checkStrip(narrow.page, attention('none', 'deadbeefcafebabe'));
+      await (await narrow.page.$('[data-view="train"]')).screenshot({ path: `${SCREENSHOTS}/train-light-360.png` });
+      expect(narrow.problems).toEqual([]);
+    } finally {
+      await narrow.context.close();
+    }
+  });
+
+  test("the dark theme redraws both with the dark palette, the points still at Node's scores (screenshot)", async () => {
+    const before = await draws(page, 'train');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.waitForFunction((n) => Number(document.querySelector('[data-view="train"]').dataset.draws) > n, before);
+    await frames(page);
+    const series = await page.$eval('[data-view="train"] canvas.plot', (c) => JSON.parse(c.dataset.series));
+    expect(series.map((s) => s.color)).toEqual(PALETTE_DARK.slice(0, 6));
+    expect(await checkPoints(page, defaultSeries(PALETTE_DARK))).toBeGreaterThanOrEqual(20);
+    await checkStrip(page, attention('rope', 'deadbeefcafebabe'));
+    await (await page.$('[data-view="train"]')).screenshot({ path: `${SCREENSHOTS}/train-dark-1100.png` });
+  });
+});

@@ -1,0 +1,109 @@
+// views/train.js: "Train short, test long". Token accuracy of the six
+// trained copy-task models (web/models/) against the evaluation length n,
+// computed live by posenc in a module worker (train-worker.js) on the seeded
+// evaluation sequences of models/copy-task.js: none of the numbers drawn is
+// stored anywhere. RoPE's curve can be redrawn under RoPE scaling applied at
+// inference (linear, dynamic NTK, YaRN), the unscaled curve left dashed.
+import { int, num, choice } from '../state.js';
+import { EVAL_NS, VOCAB_SIZE } from '../models/copy-task.js';
+import { SCHEMES, NAMES, SCALINGS, TRAIN_MAX_N, ropeScaling, sequencesAt } from '../copy-models.js';
+import { createEvaluator } from '../train-client.js';
+import { drawAccuracy } from '../accuracy-plot.js';
+import { PALETTE, PALETTE_DARK } from '../lines.js';
+
+const CHANCE = 1 / (VOCAB_SIZE - 2); // 16 symbols
+const SCALING_NAMES = { linear: 'linear', dynamic: 'dynamic NTK', yarn: 'YaRN' };
+
+let ev = null;
+let section = null;
+
+/** The series the settings ask for: the six models, and RoPE scaled when a scaling is chosen. */
+function seriesOf(s) {
+  const scaling = ropeScaling(s.scaling, s.factor);
+  const out = SCHEMES.map((scheme) => ({ key: scheme, scheme, scaling: null }));
+  if (scaling) out.push({ key: 'rope-scaled', scheme: 'rope', scaling });
+  return out;
+}
+
+const labelOf = (key, s) => (key === 'rope-scaled' ? `RoPE, ${SCALING_NAMES[s.scaling]} ×${s.factor}` : NAMES[key]);
+
+/** Writes the progress bar and its line of text. */
+function showProgress() {
+  const bar = section.querySelector('progress.progress');
+  const text = section.querySelector('.progress-text');
+  const { done, total, ms, finished } = ev.progress;
+  bar.max = Math.max(1, total);
+  bar.value = done;
+  section.dataset.evalDone = String(finished);
+  if (finished && ms !== null) {
+    section.dataset.evalMs = ms.toFixed(0);
+    section.dataset.evalDoneAt = performance.now().toFixed(0);
+  }
+  text.textContent = finished
+    ? `${total} points scored by posenc in a worker${ms !== null ? ` in ${(ms / 1000).toFixed(1)} s` : ''}.`
+    : `Scoring ${done} of ${total} points…`;
+}
+
+export default {
+  id: 'train',
+  labels: { seqs: 'sequences per n', scaling: 'RoPE scaling', factor: 'factor' },
+  params: { seqs: int(1, 64, 6), scaling: choice(SCALINGS, 'none'), factor: num(0, 64, 4) },
+
+  attach(el, redraw) {
+    section = el;
+    ev = createEvaluator(() => {
+      showProgress();
+      redraw();
+    });
+  },
+
+  /** Rows per series: token accuracy, exact match and the sequences scored, one column per n; null where not yet scored. */
+  data(s) {
+    const series = seriesOf(s);
+    const rows = series.flatMap((x) => ['tokenAccuracy', 'exactMatch', 'count'].map((k) => ({ key: x.key, k })));
+    return {
+      rows: rows.length, cols: EVAL_NS.length,
+      read(r0, n, out) {
+        for (let r = 0; r < n; r++) {
+          const { key, k } = rows[r0 + r];
+          const points = ev.points(key);
+          EVAL_NS.forEach((m, c) => (out[r * EVAL_NS.length + c] = points.get(m)?.[k] ?? NaN));
+        }
+      },
+      header: ['series:score', ...EVAL_NS.map((n) => `n=${n}`)],
+      rowLabel: (r) => `${rows[r].key}:${rows[r].k === 'count' ? 'sequences' : rows[r].k}`,
+    };
+  },
+
+  draw(ctx, t, size, s) {
+    const series = seriesOf(s);
+    ev.want(series, s.seqs);
+    showProgress();
+    if (ev.error) throw new Error(ev.error);
+    const palette = t.dark ? PALETTE_DARK : PALETTE;
+    const scaled = series.length > SCHEMES.length;
+    const drawn = series.map((x) => {
+      const points = ev.points(x.key);
+      const plain = scaled && x.key === 'rope';
+      return {
+        key: x.key,
+        label: plain ? 'RoPE, unscaled' : labelOf(x.key, s),
+        color: palette[SCHEMES.indexOf(x.scheme)],
+        values: EVAL_NS.map((n) => points.get(n)?.tokenAccuracy),
+        dash: plain ? [4, 3] : undefined,
+        markers: !plain,
+      };
+    });
+    const counts = [...new Set(EVAL_NS.map((n) => sequencesAt(n, s.seqs)))].join('/');
+    const title = `Copy task, token accuracy: ${counts} sequences per n`;
+    const fig = drawAccuracy(ctx, t, size, { ns: EVAL_NS, series: drawn, trainMax: TRAIN_MAX_N, chance: CHANCE, title });
+    return {
+      ...fig,
+      describe: (i) => {
+        const n = EVAL_NS[i];
+        const parts = drawn.map((d) => `${d.label} ${d.values[i] === undefined ? '…' : `${(100 * d.values[i]).toFixed(1)}%`}`);
+        return `n = ${n} (${sequencesAt(n, s.seqs)} sequences) · ${parts.join(' · ')}`;
+      },
+    };
+  },
+};
