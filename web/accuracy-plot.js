@@ -36,7 +36,7 @@ export function drawAccuracy(ctx, t, size, { ns, series, trainMax, chance, title
   }
   if (row.length) rows.push(row);
   const legendH = rows.length * 18 + 4;
-  const m = { left: narrow ? 44 : 58, right: 12, top: title ? 30 : 10, bottom: 44 + legendH };
+  const m = { left: narrow ? 52 : 58, right: 12, top: title ? 30 : 10, bottom: 44 + legendH };
   const plot = {
     x: Math.round(m.left * dpr), y: Math.round(m.top * dpr),
     w: Math.max(1, Math.floor((width - m.left - m.right) * dpr)), h: Math.max(1, Math.floor((height - m.top - m.bottom) * dpr)),
@@ -72,12 +72,14 @@ export function drawAccuracy(ctx, t, size, { ns, series, trainMax, chance, title
   ctx.setLineDash([]);
   ctx.fillStyle = t.muted;
   ctx.font = `11px ${t.font}`;
-  ctx.textAlign = 'right';
-  ctx.textBaseline = 'bottom';
-  ctx.fillText(`chance 1/${Math.round(1 / chance)}`, css.x + css.w - 4, yAt(chance) - 2);
+  // chance is labelled at the left, in the training range, where every curve is near 100%
   ctx.textAlign = 'left';
-  ctx.textBaseline = 'top';
-  ctx.fillText(narrow ? `trained n ≤ ${trainMax}` : `trained on n ≤ ${trainMax}`, css.x + 4, css.y + 3);
+  ctx.textBaseline = 'bottom';
+  ctx.fillText(`chance 1/${Math.round(1 / chance)}`, css.x + 4, yAt(chance) - 2);
+  // the range's label halfway down, clear of the points (all near 100% there)
+  ctx.textAlign = 'left';
+  ctx.textBaseline = 'middle';
+  ctx.fillText(narrow ? `trained n ≤ ${trainMax}` : `trained on n ≤ ${trainMax}`, css.x + 4, yAt(0.5));
 
   // lines, then every disk over them
   ctx.beginPath();
@@ -117,8 +119,8 @@ export function drawAccuracy(ctx, t, size, { ns, series, trainMax, chance, title
 
   drawAxes(ctx, t, css, {
     title,
-    x: { ticks: ns.map((_, i) => i), at: xAt, format: (i) => String(ns[i]), label: 'n, the symbols to copy (a sequence is 2n + 2 tokens)' },
-    y: { ticks: yTicks, at: yAt, format: (v) => `${Math.round(v * 100)}%`, label: 'token accuracy', labelGap: narrow ? 36 : 46 },
+    x: { ticks: ns.map((_, i) => i), at: xAt, format: (i) => String(ns[i]), label: narrow ? 'n, the symbols to copy' : 'n, the symbols to copy (a sequence is 2n + 2 tokens)' },
+    y: { ticks: yTicks, at: yAt, format: (v) => `${Math.round(v * 100)}%`, label: 'token accuracy', labelGap: narrow ? 42 : 46 },
   });
 
   // the legend

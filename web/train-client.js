@@ -1,4 +1,4 @@
-// train-client.js: the page's side of train-worker.js. It keeps the scores
+// train-client.js: the page's side of train-worker.js (one or two of them). It keeps the scores
 // computed so far, series by series, and asks the worker only for what the
 // current settings lack: changing RoPE's scaling recomputes RoPE's scaled
 // curve alone; a new sequence count, every point. A new request replaces the
@@ -9,15 +9,20 @@ import { sequencesAt } from './copy-models.js';
 /**
  * series: [{ key, scheme, scaling }]; onUpdate() runs after every result.
  * Returns { want(series, perN), points(key) -> Map(n -> { tokenAccuracy, exactMatch, count }),
- *           progress: { done, total, ms, finished }, error }.
+ *           progress: { done, total, ms, finished }, error, workers }.
  */
 export function createEvaluator(onUpdate) {
-  const worker = new Worker(new URL('./train-worker.js', import.meta.url), { type: 'module' });
+  // Two workers where there are two cores or more: the points split between them by their
+  // cost, and on a busy machine two threads also get a larger share of the CPU than one.
+  const count = Math.max(1, Math.min(2, navigator.hardwareConcurrency || 1));
+  const workers = Array.from({ length: count }, () => new Worker(new URL('./train-worker.js', import.meta.url), { type: 'module' }));
   const store = new Map(); // key -> { sig, points: Map }
   let id = 0;
   let wanted = '';
   let started = 0;
+  let running = 0; // workers still busy with the current job
   const ev = {
+    workers: workers.length,
     progress: { done: 0, total: 0, ms: null, finished: false },
     error: null,
     points: (key) => store.get(key)?.points ?? new Map(),
@@ -37,22 +42,45 @@ export function createEvaluator(onUpdate) {
       ev.progress = { done: total - tasks.length, total, ms: null, finished: false };
       ev.error = null;
       started = performance.now();
-      worker.postMessage({ id: ++id, tasks });
+      id++;
+      running = workers.length;
+      split(tasks, workers.length).forEach((part, w) => workers[w].postMessage({ id, tasks: part }));
     },
   };
-  worker.onmessage = ({ data }) => {
+  const onmessage = ({ data }) => {
     if (data.id !== id) return; // a replaced job's last point
     if (data.error) ev.error = `the evaluation failed: ${data.error}`;
-    else if (data.finished) ev.progress = { ...ev.progress, ms: performance.now() - started, finished: true };
-    else {
+    else if (data.finished) {
+      if (--running === 0) ev.progress = { ...ev.progress, ms: performance.now() - started, finished: true };
+    } else {
       store.get(data.key)?.points.set(data.n, { tokenAccuracy: data.tokenAccuracy, exactMatch: data.exactMatch, count: data.count });
       ev.progress = { ...ev.progress, done: ev.progress.done + 1 };
     }
     onUpdate();
   };
-  worker.onerror = (e) => {
-    ev.error = `the evaluation worker failed: ${e.message || 'could not start'}`;
-    onUpdate();
-  };
+  for (const w of workers) {
+    w.onmessage = onmessage;
+    w.onerror = (e) => {
+      ev.error = `the evaluation worker failed: ${e.message || 'could not start'}`;
+      onUpdate();
+    };
+  }
   return ev;
+}
+
+// A point's cost, roughly: sequences x layers x tokens x (tokens + a per-token share for the
+// projections and feed-forward), the 4-layer models (NoPE, ALiBi) twice the 2-layer ones.
+const LAYERS = { none: 4, alibi: 4 };
+const cost = (t) => t.count * (LAYERS[t.scheme] ?? 2) * (2 * t.n + 2) * (2 * t.n + 2 + 256);
+
+/** Splits tasks into `k` lists of about equal cost (largest first to the lightest list), each in the original order. */
+function split(tasks, k) {
+  const load = new Array(k).fill(0);
+  const owner = new Map();
+  for (const t of [...tasks].sort((a, b) => cost(b) - cost(a))) {
+    const w = load.indexOf(Math.min(...load));
+    load[w] += cost(t);
+    owner.set(t, w);
+  }
+  return Array.from({ length: k }, (_, w) => tasks.filter((t) => owner.get(t) === w));
 }

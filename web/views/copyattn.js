@@ -156,7 +156,7 @@ export default {
         ctx.font = `11px ${t.font}`;
         ctx.textAlign = 'center';
         ctx.textBaseline = 'bottom';
-        ctx.fillText(`layer ${l} · head ${h}`, x + p / 2, y - 2);
+        ctx.fillText(p >= 100 ? `layer ${l} · head ${h}` : `L${l} H${h}`, x + p / 2, y - 2);
         panels.push(plot);
       }
     }
@@ -182,7 +182,7 @@ export default {
     if (cellW >= 8) {
       ctx.save();
       ctx.font = `${Math.min(12, Math.floor(cellW))}px ${t.mono}`;
-      ctx.fillStyle = '#ffffff';
+      ctx.fillStyle = t.dark ? '#0f1218' : '#ffffff'; // the dark theme's lighter greens and reds take dark letters
       ctx.textAlign = 'center';
       ctx.textBaseline = 'middle';
       for (let i = 0; i < n; i++) ctx.fillText(glyph(tokens[n + 2 + i]), strip.x / dpr + (i + 0.5) * cellW, strip.y / dpr + STRIP / 2 + 1);

@@ -1,6 +1,6 @@
 // views/train.js: "Train short, test long". Token accuracy of the six
 // trained copy-task models (web/models/) against the evaluation length n,
-// computed live by posenc in a module worker (train-worker.js) on the seeded
+// computed live by posenc in module workers (train-worker.js, two on two cores) on the seeded
 // evaluation sequences of models/copy-task.js: none of the numbers drawn is
 // stored anywhere. RoPE's curve can be redrawn under RoPE scaling applied at
 // inference (linear, dynamic NTK, YaRN), the unscaled curve left dashed.
@@ -40,7 +40,7 @@ function showProgress() {
     section.dataset.evalDoneAt = performance.now().toFixed(0);
   }
   text.textContent = finished
-    ? `${total} points scored by posenc in a worker${ms !== null ? ` in ${(ms / 1000).toFixed(1)} s` : ''}.`
+    ? `${total} points scored by posenc in ${ev.workers === 1 ? 'a worker' : `${ev.workers} workers`}${ms !== null ? ` in ${(ms / 1000).toFixed(1)} s` : ''}.`
     : `Scoring ${done} of ${total} points…`;
 }
 
