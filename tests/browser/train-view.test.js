@@ -276,6 +276,12 @@ describe('attention of a trained model on a typed or random sequence', () => {
     }
     expect(prev).toBeGreaterThan(0.35);
     expect(induction).toBeGreaterThan(0.75);
+    // the keyboard reads a cell: PageDown to layer 1 head 3, two rows down
+    await page.focus('[data-view="copyattn"] canvas.plot');
+    for (let k = 0; k < 7; k++) await page.keyboard.press('PageDown');
+    for (const key of ['ArrowDown', 'ArrowDown']) await page.keyboard.press(key);
+    const v = ref.probs[1][(3 * L + 2) * L + 0];
+    expect(await page.$eval('[data-view="copyattn"] .readout', (e) => e.textContent)).toBe(`RoPE layer 1 head 3 · query 2 'e' · key 0 '^' · attention ${+v.toPrecision(5)}`);
     await page.$eval('[data-view="copyattn"]', (e) => e.scrollIntoView());
     await (await page.$('[data-view="copyattn"]')).screenshot({ path: `${SCREENSHOTS}/train-attention-light-1100.png` });
   });

@@ -95,7 +95,7 @@ export default {
       };
     });
     const counts = [...new Set(EVAL_NS.map((n) => sequencesAt(n, s.seqs)))].join('/');
-    const title = `Copy task, token accuracy: ${counts} sequences per n`;
+    const title = `${size.width < 480 ? 'Token accuracy' : 'Copy task, token accuracy'}: ${counts} sequences per n`;
     const fig = drawAccuracy(ctx, t, size, { ns: EVAL_NS, series: drawn, trainMax: TRAIN_MAX_N, chance: CHANCE, title });
     return {
       ...fig,
