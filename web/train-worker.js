@@ -9,7 +9,7 @@
 //               { id, finished: true } at the end, { id, error } on failure.
 import * as posenc from './dist/posenc.mjs';
 import { copyAccuracy } from './models/copy-task.js';
-import { loadModel, modelOptions } from './copy-models.js';
+import { SCHEMES, loadModel, modelOptions } from './copy-models.js';
 
 const ready = posenc.init();
 let job = null;
@@ -77,4 +77,4 @@ onmessage = (e) => {
 };
 
 // start fetching every model while posenc compiles
-for (const scheme of ['none', 'learned', 'sinusoidal', 'rope', 'alibi', 't5']) loadModel(scheme).catch(() => {});
+for (const scheme of SCHEMES) loadModel(scheme).catch(() => {});
