@@ -195,7 +195,7 @@ export default {
     ctx.textBaseline = 'top';
     ctx.textAlign = 'left';
     const beyond = n > TRAIN_MAX_N ? `, past the training range (n ≤ ${TRAIN_MAX_N})` : '';
-    ctx.fillText(`${NAMES[s.scheme]} copies ${right} of ${n} symbols right (green) or wrong (red)${beyond}`, left, sy + STRIP + 4, width - left - 4);
+    ctx.fillText(`${NAMES[s.scheme]} copies ${right} of ${n} symbols right (green; red: wrong)${beyond}`, left, sy + STRIP + 4, width - left - 4);
     ctx.restore();
 
     ctx.canvas.dataset.panels = JSON.stringify(panels);
