@@ -9,7 +9,10 @@ const common = {
   entryPoints: { posenc: 'src/js/index.js' },
   bundle: true,
   platform: 'neutral',
-  target: 'es2020',
+  // es2022 keeps WasmArray's private fields and its `#ptr in x` brand check as
+  // written (es2020 rewrote them into WeakMap helpers, a chunk of their own):
+  // Node 16.4+, Chrome/Edge 91+, Firefox 90+, Safari 15+.
+  target: 'es2022',
   legalComments: 'none',
   logLevel: 'warning',
   minify: true,
