@@ -23,9 +23,10 @@ export const ENTRIES = { posenc: 'dist/posenc.mjs' };
 const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
 
 // Relative module specifiers of a minified ESM file, static and dynamic apart.
-// esbuild writes `import{...}from"./x.mjs"`, `import"./x.mjs"`, `export{...}from"./x.mjs"`, `import("./x.mjs")`.
+// esbuild writes `import{...}from"./x.mjs"`, `import"./x.mjs"`, `export{...}from"./x.mjs"`, `import("./x.mjs")`;
+// Vite quotes dynamic ones with backticks.
 function imports(text) {
-  const dynamic = [...text.matchAll(/\bimport\(\s*["'](\.[^"']+)["']\s*\)/g)].map((m) => m[1]);
+  const dynamic = [...text.matchAll(/\bimport\(\s*["'`](\.[^"'`]+)["'`]\s*\)/g)].map((m) => m[1]);
   const all = [...text.matchAll(/\b(?:from|import)\s*["'](\.[^"']+)["']/g)].map((m) => m[1]);
   return { static: all, dynamic };
 }
@@ -33,14 +34,14 @@ function imports(text) {
 /**
  * The files an entry fetches: { files: [{ file, bytes, gzip }], bytes, gzip,
  * lazy: [...] } with `lazy` the chunks reached only through import().
- * Paths are relative to the repository.
+ * Paths are relative to `root` (the repository by default).
  */
-export function entrySize(entry) {
+export function entrySize(entry, root = ROOT) {
   const seen = new Map();
   const lazy = new Set();
   const visit = (file) => {
     if (seen.has(file)) return;
-    const bytes = readFileSync(join(ROOT, file));
+    const bytes = readFileSync(join(root, file));
     seen.set(file, { file, bytes: bytes.length, gzip: gz(bytes) });
     const found = imports(bytes.toString('utf8'));
     for (const s of found.static) visit(join(dirname(file), s));
@@ -49,7 +50,7 @@ export function entrySize(entry) {
   visit(entry);
   const files = [...seen.values()];
   const lazyFiles = [...lazy].filter((f) => !seen.has(f)).map((file) => {
-    const bytes = readFileSync(join(ROOT, file));
+    const bytes = readFileSync(join(root, file));
     return { file, bytes: bytes.length, gzip: gz(bytes) };
   });
   return {
