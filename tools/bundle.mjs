@@ -10,8 +10,9 @@ const common = {
   bundle: true,
   platform: 'neutral',
   // es2022 keeps WasmArray's private fields and its `#ptr in x` brand check as
-  // written (es2020 rewrote them into WeakMap helpers, a chunk of their own):
-  // Node 16.4+, Chrome/Edge 91+, Firefox 90+, Safari 15+.
+  // written (es2020 rewrote them into WeakMap helpers, a chunk of their own).
+  // The code already needs ES2022's Object.hasOwn (Node 16.9+, Chrome/Edge
+  // 93+, Firefox 92+, Safari 15.4+), so no engine is lost.
   target: 'es2022',
   legalComments: 'none',
   logLevel: 'warning',
