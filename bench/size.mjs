@@ -80,30 +80,36 @@ const median = (xs) => {
 // The smallest wasm module: the magic number and version, no sections.
 const MINIMAL_WASM = '[0, 97, 115, 109, 1, 0, 0, 0]';
 
-// Each script prints the milliseconds from its first statement to ready.
+// Each script prints { ready } (ms from its first statement to ready), and
+// where that went: { import, init }.
 const NODE_SCRIPTS = {
   ready: (entry) => `const t0 = performance.now();
 const m = await import(${JSON.stringify(pathToFileURL(join(ROOT, entry)).href)});
+const t1 = performance.now();
 await m.init();
-console.log(performance.now() - t0);`,
+const t2 = performance.now();
+console.log(JSON.stringify({ ready: t2 - t0, import: t1 - t0, init: t2 - t1 }));`,
   floor: () => `const t0 = performance.now();
 await WebAssembly.instantiate(new Uint8Array(${MINIMAL_WASM}));
-console.log(performance.now() - t0);`,
+console.log(JSON.stringify({ floor: performance.now() - t0 }));`,
 };
+
+const medians = (rows) => Object.fromEntries(Object.keys(rows[0]).map((k) => [k, median(rows.map((r) => r[k]))]));
 
 /**
  * Import + init() in fresh Node processes, `runs` each, interleaved with the
- * floor so both see the same machine load. Returns medians in ms.
+ * floor so both see the same machine load. Returns medians in ms:
+ * { ready, import, init, floor, runs }.
  */
 export function nodeStartup({ runs = 15, entry = ENTRIES.posenc } = {}) {
-  const times = { ready: [], floor: [] };
+  const rows = { ready: [], floor: [] };
   for (let i = 0; i < runs; i++) {
     for (const [kind, script] of Object.entries(NODE_SCRIPTS)) {
       const out = execFileSync(process.execPath, ['--input-type=module', '-e', script(entry)], { env: { ...process.env, NODE_OPTIONS: '' } });
-      times[kind].push(Number(out.toString()));
+      rows[kind].push(JSON.parse(out.toString()));
     }
   }
-  return { ready: median(times.ready), floor: median(times.floor), runs };
+  return { ...medians(rows.ready), ...medians(rows.floor), runs };
 }
 
 /**
@@ -116,7 +122,7 @@ export async function chromiumStartup({ runs = 15, entry = ENTRIES.posenc } = {}
   if (!existsSync(executable)) throw new Error(`no Chromium at ${executable} (make test-tools installs it)`);
   const { launch } = await import('../tests/browser/chromium.js');
   const { browser, url, close } = await launch();
-  const times = { ready: [], floor: [] };
+  const rows = { ready: [], floor: [] };
   try {
     for (let i = 0; i < runs; i++) {
       for (const kind of ['ready', 'floor']) {
@@ -126,26 +132,28 @@ export async function chromiumStartup({ runs = 15, entry = ENTRIES.posenc } = {}
         const blank = `${url}size-probe.html`;
         await page.route(blank, (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>size</title>' }));
         await page.goto(blank);
-        const ms = kind === 'ready'
+        const row = kind === 'ready'
           ? await page.evaluate(async (src) => {
             const t0 = performance.now();
             const m = await import(src);
+            const t1 = performance.now();
             await m.init();
-            return performance.now() - t0;
+            const t2 = performance.now();
+            return { ready: t2 - t0, import: t1 - t0, init: t2 - t1 };
           }, `${url}${entry}`)
           : await page.evaluate(async (bytes) => {
             const t0 = performance.now();
             await WebAssembly.instantiate(new Uint8Array(bytes));
-            return performance.now() - t0;
+            return { floor: performance.now() - t0 };
           }, JSON.parse(MINIMAL_WASM));
-        times[kind].push(ms);
+        rows[kind].push(row);
         await context.close();
       }
     }
   } finally {
     await close();
   }
-  return { ready: median(times.ready), floor: median(times.floor), runs };
+  return { ...medians(rows.ready), ...medians(rows.floor), runs };
 }
 
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
@@ -167,10 +175,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   printSizes();
   if (!process.argv.includes('--sizes')) {
     const n = nodeStartup();
-    console.log(`Node: import + init() ${n.ready.toFixed(2)} ms, floor (minimal wasm) ${n.floor.toFixed(2)} ms, median of ${n.runs} fresh processes`);
+    console.log(`Node: import + init() ${n.ready.toFixed(2)} ms (import ${n.import.toFixed(2)}, init ${n.init.toFixed(2)}), floor (minimal wasm) ${n.floor.toFixed(2)} ms, medians of ${n.runs} fresh processes`);
     try {
       const c = await chromiumStartup();
-      console.log(`Chromium: import + init() ${c.ready.toFixed(2)} ms, floor (minimal wasm) ${c.floor.toFixed(2)} ms, median of ${c.runs} fresh contexts on the demo origin`);
+      console.log(`Chromium: import + init() ${c.ready.toFixed(2)} ms (import ${c.import.toFixed(2)}, init ${c.init.toFixed(2)}), floor (minimal wasm) ${c.floor.toFixed(2)} ms, medians of ${c.runs} fresh contexts on the demo origin`);
     } catch (error) {
       console.log(`Chromium: not measured (${error.message.split('\n')[0]})`);
     }
