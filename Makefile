@@ -236,6 +236,7 @@ build/bench/probes.wasm: bench/probes.c Makefile
 
 bench: deps wasm js build/bench/probes.wasm
 	$(NODE) bench/run.mjs
+	$(NODE) bench/size.mjs
 
 # ---------------------------------------------------------------- models
 # The copy-task models of web/models/ (tools/train/README.md): one per

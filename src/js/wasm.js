@@ -7,16 +7,10 @@
 // without SIMD, loaded only when needed. Both give bit-identical results.
 import { wasmBase64 } from '../../build/wasm-inline.js';
 import { boolean, readOptions } from './params.js';
+import { decodeBase64 } from './base64.js';
 
 let instance = null; // { exports, memory } once init() has resolved
 let pending = null; // the promise of a first init() still under way
-
-function decodeBase64(text) {
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
-}
 
 // No imports: memory grows inside the module (src/wasm/malloc.c), and views are
 // derived from memory.buffer at every use, so growth needs no notice.

@@ -1,0 +1,41 @@
+// Download budgets: the gzip -9 bytes each public entry makes a browser fetch
+// by default (bench/size.mjs). The builds are deterministic, so each budget
+// is the size shipped when it was set plus a small slack: growing past it
+// fails here, and whoever grows the package raises the budget knowingly (the
+// README's Performance section quotes these figures).
+import { ENTRIES, entrySize, fileSize } from '../bench/size.mjs';
+
+const SLACK = 128; // bytes: room for a message's rewording, not for a feature
+
+// gzip level 9 (Node's zlib) of what each entry fetches, as measured when set
+const BUDGETS = {
+  posenc: 54342,
+};
+
+test('every public entry has a budget', () => {
+  expect(Object.keys(BUDGETS).sort()).toEqual(Object.keys(ENTRIES).sort());
+});
+
+describe.each(Object.keys(ENTRIES))("entry '%s'", (name) => {
+  const size = entrySize(ENTRIES[name]);
+
+  test('fits its budget', () => {
+    console.log(`entry '${name}': ${size.gzip} bytes gzip -9 (budget ${BUDGETS[name]} + ${SLACK})`);
+    expect(size.gzip).toBeLessThanOrEqual(BUDGETS[name] + SLACK);
+  });
+
+  test('fetches no chunk holding a wasm build it may not need', () => {
+    // the baseline wasm is for engines without SIMD: import() only, never static
+    const staticFiles = size.files.map((f) => f.file);
+    for (const f of staticFiles.slice(1)) expect(f).toMatch(/^dist\/posenc-chunk-[\w-]+\.mjs$/);
+    const baseline = fileSize('dist/posenc-baseline.wasm');
+    for (const f of size.files.slice(1)) expect(f.bytes).toBeLessThan(baseline.bytes);
+  });
+});
+
+test('the default entry loads the baseline build lazily', () => {
+  const { lazy } = entrySize(ENTRIES.posenc);
+  // base64 of the baseline wasm: 4/3 of its bytes
+  const baseline = fileSize('dist/posenc-baseline.wasm');
+  expect(lazy.some((f) => f.bytes > (baseline.bytes * 4) / 3)).toBe(true);
+});
