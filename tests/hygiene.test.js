@@ -15,7 +15,7 @@ const text = (f) => readFileSync(`${ROOT}${f}`, 'utf8');
 // phrases written in parts, so that this file does not hold them
 const ORIGIN = [
   ['seed', ' article'], ['seed', ' notebook'], ['notebook', ' seed'], ['JAX', ' seed'], ['labml', ' seed'], ['the ', "seed's"],
-  ['and JAX', ' seeds'], ['the ', 'issue'], ['issue', "'s"], ['DESIGN', '.md'], ['../shared', '/'], ['/work/', 'shared'],
+  ['and JAX', ' seeds'], ['the ', 'issue'], ['issue', "'s"], ['DESIGN', '.md'], ['../sh', 'ared/'], ['/work/sh', 'ared'],
 ].map((parts) => parts.join(''));
 
 test('no file says where the project came from or points outside the repository', () => {
