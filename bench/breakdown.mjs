@@ -5,6 +5,7 @@
 // warm-up rounds, medians). The parts are probes of bench/probes.c, linked with
 // the kernels' own sources:
 //   table, sinusoidal 8192 x 1024 interleaved, zero-copy (WasmArray)
+//     stores       probe_store (linear) and probe_store_tiles (the kernel's order)
 //     recurrence   probe_recurrence: trig.c's tile loop, the f64 multiplies and
 //                  adds only (no float conversion, no store of a value)
 //     kernel, L1   probe_table_l1: trig_fill itself with a row stride of 0, so
@@ -144,6 +145,8 @@ const contenders = {
   'clock f64': () => (sink += p.probe_clock_f64(1, 1e-300, CLOCK_ITERS)),
 
   'table: store-only limit': () => p.probe_store(pTable, TABLE_N),
+  "table: stores, the kernel's order": () => p.probe_store_tiles(pTable, L, D, 256, 0.5),
+  'table: stores, the same by whole rows': () => p.probe_store_tiles(pTable, L, D, D, 0.5),
   'table: recurrence': () => p.probe_recurrence(pState, L, half),
   'table: kernel, L1': () => p.probe_table_l1(pRow, L, D, pW),
   'table: kernel': () => p.posenc_sinusoidal(pTable, TABLE_N, L, D, 10000, 0, 0),
@@ -225,6 +228,8 @@ function partsTable(title, n, parts, total, refs) {
     [
       ['reference: store-only limit (probe_store)', t('store-only limit')],
       ['reference: kernel on L1 (probe_table_l1)', t('kernel, L1')],
+      ["reference: the stores alone in the kernel's order, strips of 256 floats (probe_store_tiles)", t("stores, the kernel's order")],
+      ['reference: the same stores by whole rows (probe_store_tiles, strip = d)', t('stores, the same by whole rows')],
     ],
   );
   console.log(

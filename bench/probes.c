@@ -153,3 +153,25 @@ __attribute__((used)) void probe_rope_trig(float *c, float *s, const double *w, 
     for (size_t r = 0; r < seq; r++)
         trig_stream_row(&ts, c, s, 1.0);
 }
+
+/* The table's stores alone, in the kernel's order: strips of `strip` floats
+ * (trig.c: 2 * TRIG_BLOCK = 256), each strip down all the rows in tiles of 8
+ * rows, 8 floats (two v128 stores) per row, then the next 8 floats. strip = d
+ * writes whole rows (the same stores, the strips' loop inside the tiles'). */
+__attribute__((used)) void probe_store_tiles(float *out, size_t rows, size_t d, size_t strip, float value)
+{
+    v128_t v = wasm_f32x4_splat(value);
+    for (size_t j0 = 0; j0 < d; j0 += strip) {
+        size_t j_end = d - j0 < strip ? d : j0 + strip;
+        for (size_t r0 = 0; r0 < rows; r0 += 8) {
+            size_t nr = rows - r0 < 8 ? rows - r0 : 8;
+            for (size_t j = j0; j + 8 <= j_end; j += 8) {
+                float *p = out + r0 * d + j;
+                for (size_t r = 0; r < nr; r++, p += d) {
+                    wasm_v128_store(p, v);
+                    wasm_v128_store(p + 4, v);
+                }
+            }
+        }
+    }
+}
