@@ -12,13 +12,16 @@
 //                  every row lands on the same 4 KB (recurrence + anchors +
 //                  conversion + stores, all in L1)
 //     kernel       posenc_sinusoidal called straight on the probes' module
+//     shipped      the same on dist/posenc.wasm (linked -Oz, as the package ships it)
 //     posenc       posenc.sinusoidal({ out: WasmArray }) from JS
 //   RoPE in place, [2048][32][128] 'half' layout, zero-copy
 //     cos/sin      probe_rope_trig: the kernel's cos/sin recurrence, one row per position
 //     rotation, L1 probe_rope_rotate, row stride 0: rope_rotate (the kernel's
 //                  multiply-adds, its loads and stores) on one 16 KB row, seq times
 //     rotation     probe_rope_rotate over all of x, one cos/sin row for every position
+//                  (and probe_rope_rotate_kouter: the loops turned, a reference)
 //     kernel       posenc_rope_apply_ordered called straight on the probes' module
+//     shipped      the same on dist/posenc.wasm
 //     posenc       posenc.applyRope(WasmArray) from JS
 // Each part is the difference between consecutive rungs; parts that overlap in
 // the core show as the time the next rung adds, not as their time alone.
@@ -72,6 +75,10 @@ function cpuinfoMHz() {
 
 const p = await loadProbes();
 await posenc.init();
+// the shipped SIMD module (dist/posenc.wasm, linked -Oz; it imports nothing),
+// its exports called straight, beside posenc's own instance that the JS API uses
+const shipped = (await WebAssembly.instantiate(readFileSync(new URL('../dist/posenc.wasm', import.meta.url)), {})).instance.exports;
+shipped._initialize();
 const heapF32 = () => new Float32Array(p.memory.buffer);
 const heapF64 = () => new Float64Array(p.memory.buffer);
 
@@ -97,6 +104,8 @@ const pState = p.malloc(8 * 4 * half); // s, c, step_c, step_s
 const pRow = p.malloc(4 * D);
 const pTable = p.malloc(4 * TABLE_N);
 const pTiny = p.malloc(4 * D);
+const sTable = shipped.malloc(4 * TABLE_N);
+const sTiny = shipped.malloc(4 * D);
 const waTable = posenc.allocate('float32', TABLE_N);
 const waTiny = posenc.allocate('float32', D);
 
@@ -131,6 +140,12 @@ heapF32().set(input, pXBits >> 2);
 heapF32().set(input, pRW >> 2);
 heapF32().set(input.subarray(0, ROW), pXRow >> 2);
 heapF32().set(input.subarray(0, ROW), pXTiny >> 2);
+const sX = shipped.malloc(4 * ROPE_N);
+const sXTiny = shipped.malloc(4 * ROW);
+const sInv = shipped.malloc(8 * rhalf);
+new Float64Array(shipped.memory.buffer).set(invFreq, sInv >> 3);
+new Float32Array(shipped.memory.buffer).set(input, sX >> 2);
+new Float32Array(shipped.memory.buffer).set(input.subarray(0, ROW), sXTiny >> 2);
 const waRope = posenc.allocate('float32', ROPE_N);
 waRope.array.set(input);
 const waRopeTiny = posenc.allocate('float32', ROW);
@@ -145,14 +160,18 @@ const contenders = {
   'clock f64': () => (sink += p.probe_clock_f64(1, 1e-300, CLOCK_ITERS)),
 
   'table: store-only limit': () => p.probe_store(pTable, TABLE_N),
-  "table: stores, the kernel's order": () => p.probe_store_tiles(pTable, L, D, 256, 0.5),
-  'table: stores, the same by whole rows': () => p.probe_store_tiles(pTable, L, D, D, 0.5),
+  "table: stores, the kernel's order": () => p.probe_store_tiles(pTable, L, D, D, 0.5),
+  'table: stores, in strips of 256 floats': () => p.probe_store_tiles(pTable, L, D, 256, 0.5),
   'table: recurrence': () => p.probe_recurrence(pState, L, half),
   'table: kernel, L1': () => p.probe_table_l1(pRow, L, D, pW),
   'table: kernel': () => p.posenc_sinusoidal(pTable, TABLE_N, L, D, 10000, 0, 0),
+  'table: shipped kernel': () => shipped.posenc_sinusoidal(sTable, TABLE_N, L, D, 10000, 0, 0),
   'table: posenc zero-copy': () => posenc.sinusoidal({ length: L, dModel: D, out: waTable }),
   'table: kernel, 1 row x200': () => {
     for (let i = 0; i < TINY_CALLS; i++) p.posenc_sinusoidal(pTiny, D, 1, D, 10000, 0, 0);
+  },
+  'table: shipped kernel, 1 row x200': () => {
+    for (let i = 0; i < TINY_CALLS; i++) shipped.posenc_sinusoidal(sTiny, D, 1, D, 10000, 0, 0);
   },
   'table: posenc zero-copy, 1 row x200': () => {
     for (let i = 0; i < TINY_CALLS; i++) posenc.sinusoidal({ length: 1, dModel: D, out: waTiny });
@@ -163,11 +182,18 @@ const contenders = {
   'rope: cos/sin recurrence': () => p.probe_rope_trig(pCos, pSin, pInv, rhalf, SEQ),
   'rope: rotation, L1': () => p.probe_rope_rotate(pXRow, SEQ, 0, HEADS, HEAD_DIM, pCos, pSin),
   'rope: rotation': () => p.probe_rope_rotate(pX, SEQ, ROW, HEADS, HEAD_DIM, pCos, pSin),
+  'rope: rotation, loops turned, L1': () => p.probe_rope_rotate_kouter(pXRow, SEQ, 0, HEADS, HEAD_DIM, pCos, pSin),
+  'rope: rotation, loops turned': () => p.probe_rope_rotate_kouter(pX, SEQ, ROW, HEADS, HEAD_DIM, pCos, pSin),
   'rope: kernel': () => p.posenc_rope_apply_ordered(pX, ROPE_N, 1, SEQ, HEADS, HEAD_DIM, 0, HEAD_DIM, 0, pInv, 1, 0, 0, 0, 0),
+  'rope: shipped kernel': () => shipped.posenc_rope_apply_ordered(sX, ROPE_N, 1, SEQ, HEADS, HEAD_DIM, 0, HEAD_DIM, 0, sInv, 1, 0, 0, 0, 0),
   'rope: posenc zero-copy': () => posenc.applyRope(waRope, ropeOpts),
   'rope: kernel, 1 row x200': () => {
     for (let i = 0; i < TINY_CALLS; i++)
       p.posenc_rope_apply_ordered(pXTiny, ROW, 1, 1, HEADS, HEAD_DIM, 0, HEAD_DIM, 0, pInv, 1, 0, 0, 0, 0);
+  },
+  'rope: shipped kernel, 1 row x200': () => {
+    for (let i = 0; i < TINY_CALLS; i++)
+      shipped.posenc_rope_apply_ordered(sXTiny, ROW, 1, 1, HEADS, HEAD_DIM, 0, HEAD_DIM, 0, sInv, 1, 0, 0, 0, 0);
   },
   'rope: posenc zero-copy, 1 row x200': () => {
     for (let i = 0; i < TINY_CALLS; i++) posenc.applyRope(waRopeTiny, ropeOpts);
@@ -214,7 +240,7 @@ function partsTable(title, n, parts, total, refs) {
 {
   const t = (k) => ms[`table: ${k}`];
   const callJs = t('posenc zero-copy, 1 row x200') / TINY_CALLS;
-  const callKernel = t('kernel, 1 row x200') / TINY_CALLS;
+  const callKernel = t('shipped kernel, 1 row x200') / TINY_CALLS;
   partsTable(
     `sinusoidal table ${L} x ${D}, zero-copy: ${t('posenc zero-copy').toFixed(2)} ms, ${(t('posenc zero-copy') / t('store-only limit')).toFixed(2)}x the store-only limit`,
     TABLE_N,
@@ -222,25 +248,26 @@ function partsTable(title, n, parts, total, refs) {
       ['f64 recurrence (probe_recurrence)', t('recurrence')],
       ['float conversion, stores to L1, anchors (kernel on L1 - recurrence)', t('kernel, L1') - t('recurrence')],
       ['the table\'s 32 MB leaving L1 (kernel - kernel on L1)', t('kernel') - t('kernel, L1')],
-      ['JS call (posenc.sinusoidal - kernel called directly)', t('posenc zero-copy') - t('kernel')],
+      ['the shipped build (dist/posenc.wasm, linked -Oz) - the probes\' copy (linked -O3)', t('shipped kernel') - t('kernel')],
+      ['JS call (posenc.sinusoidal - the shipped kernel called directly)', t('posenc zero-copy') - t('shipped kernel')],
     ],
     t('posenc zero-copy'),
     [
       ['reference: store-only limit (probe_store)', t('store-only limit')],
       ['reference: kernel on L1 (probe_table_l1)', t('kernel, L1')],
-      ["reference: the stores alone in the kernel's order, strips of 256 floats (probe_store_tiles)", t("stores, the kernel's order")],
-      ['reference: the same stores by whole rows (probe_store_tiles, strip = d)', t('stores, the same by whole rows')],
+      ["reference: the stores alone in the kernel's order, tiles of 8 whole rows (probe_store_tiles)", t("stores, the kernel's order")],
+      ['reference: the same stores in strips of 256 floats down the table, the order before trig.c wrote whole rows', t('stores, in strips of 256 floats')],
     ],
   );
   console.log(
-    `per call (1 row, d = ${D}): posenc.sinusoidal ${(callJs * 1e3).toFixed(1)} us, the kernel called directly ${(callKernel * 1e3).toFixed(1)} us (frequencies, steps, the first anchor); at ${L} x ${D}: ${cyc(callJs, TABLE_N).toFixed(3)} cycles/value, of which the JS side ${cyc(callJs - callKernel, TABLE_N).toFixed(4)}`,
+    `per call (1 row, d = ${D}): posenc.sinusoidal ${(callJs * 1e3).toFixed(1)} us, the shipped kernel called directly ${(callKernel * 1e3).toFixed(1)} us (frequencies, steps, the first anchor); at ${L} x ${D}: ${cyc(callJs, TABLE_N).toFixed(3)} cycles/value, of which the JS side ${cyc(callJs - callKernel, TABLE_N).toFixed(4)}`,
   );
 }
 
 {
   const t = (k) => ms[`rope: ${k}`];
   const callJs = t('posenc zero-copy, 1 row x200') / TINY_CALLS;
-  const callKernel = t('kernel, 1 row x200') / TINY_CALLS;
+  const callKernel = t('shipped kernel, 1 row x200') / TINY_CALLS;
   partsTable(
     `RoPE in place [${SEQ}][${HEADS}][${HEAD_DIM}] 'half', zero-copy: ${t('posenc zero-copy').toFixed(2)} ms, ${(t('posenc zero-copy') / t('read+write limit')).toFixed(2)}x the read+write limit`,
     ROPE_N,
@@ -249,17 +276,20 @@ function partsTable(title, n, parts, total, refs) {
       ['rotation multiply-adds, loads and stores in L1 (probe_rope_rotate, one row)', t('rotation, L1')],
       ['x\'s 32 MB read and written beyond L1 (rotation over x - rotation on one row)', t('rotation') - t('rotation, L1')],
       ['rest of the kernel (kernel - cos/sin - rotation over x)', t('kernel') - t('cos/sin recurrence') - t('rotation')],
-      ['JS call (posenc.applyRope - kernel called directly)', t('posenc zero-copy') - t('kernel')],
+      ['the shipped build (dist/posenc.wasm, linked -Oz) - the probes\' copy (linked -O3)', t('shipped kernel') - t('kernel')],
+      ['JS call (posenc.applyRope - the shipped kernel called directly)', t('posenc zero-copy') - t('shipped kernel')],
     ],
     t('posenc zero-copy'),
     [
       ['reference: read+write limit (probe_read_write)', t('read+write limit')],
       ['reference: the loads and stores, no arithmetic (probe_rope_memory)', t('loads+stores, no arithmetic')],
       ['reference: rotation over x (probe_rope_rotate)', t('rotation')],
+      ['reference: rotation with the loops turned (cos/sin loaded once per row), one row (probe_rope_rotate_kouter)', t('rotation, loops turned, L1')],
+      ['reference: the same over x', t('rotation, loops turned')],
     ],
   );
   console.log(
-    `per call (1 row, [1][${HEADS}][${HEAD_DIM}]): posenc.applyRope ${(callJs * 1e3).toFixed(1)} us, the kernel called directly ${(callKernel * 1e3).toFixed(1)} us; at [${SEQ}][${HEADS}][${HEAD_DIM}]: ${cyc(callJs, ROPE_N).toFixed(3)} cycles/value, of which the JS side ${cyc(callJs - callKernel, ROPE_N).toFixed(4)}`,
+    `per call (1 row, [1][${HEADS}][${HEAD_DIM}]): posenc.applyRope ${(callJs * 1e3).toFixed(1)} us, the shipped kernel called directly ${(callKernel * 1e3).toFixed(1)} us; at [${SEQ}][${HEADS}][${HEAD_DIM}]: ${cyc(callJs, ROPE_N).toFixed(3)} cycles/value, of which the JS side ${cyc(callJs - callKernel, ROPE_N).toFixed(4)}`,
   );
 }
 

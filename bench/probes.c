@@ -175,3 +175,24 @@ __attribute__((used)) void probe_store_tiles(float *out, size_t rows, size_t d, 
         }
     }
 }
+
+/* probe_rope_rotate with the loops turned: each f32x4 of cos and sin loaded
+ * once and applied to every head of the row (the same products, in the same
+ * order, for every value), 'half' layout. */
+__attribute__((used)) void probe_rope_rotate_kouter(float *x, size_t seq, size_t row_stride, size_t heads,
+                                                    size_t head_dim, const float *c, const float *s)
+{
+    size_t half = head_dim / 2;
+    for (size_t r = 0; r < seq; r++) {
+        float *row = x + r * row_stride;
+        for (size_t k = 0; k + 4 <= half; k += 4) {
+            f32x4 c4 = f32x4_load(c + k), s4 = f32x4_load(s + k);
+            for (size_t h = 0; h < heads; h++) {
+                float *a = row + h * head_dim + k, *b = a + half;
+                f32x4 a4 = f32x4_load(a), b4 = f32x4_load(b);
+                f32x4_store(a, f32x4_sub(f32x4_mul(a4, c4), f32x4_mul(b4, s4)));
+                f32x4_store(b, f32x4_add(f32x4_mul(b4, c4), f32x4_mul(a4, s4)));
+            }
+        }
+    }
+}
