@@ -227,15 +227,20 @@ fuzz: fuzz-build
 	@bash tests/hardening.sh fuzz $(FUZZ_SECONDS)
 
 # ---------------------------------------------------------------- bench
-# The limit probes: loops that only store, or only read and write, the bytes.
-build/bench/probes.wasm: bench/probes.c Makefile
+# The limit probes: loops that only store, or only read and write, the bytes;
+# and the parts of the kernels (bench/breakdown.mjs), linked with the kernels'
+# own sources, compiled as the SIMD build compiles them (-O3 -msimd128).
+PROBE_SRCS    := src/trig.c src/fmath.c src/rope_rotate.c src/rope_apply.c src/sinusoidal.c
+PROBE_EXPORTS := _probe_store,_probe_store_tiles,_probe_read_write,_probe_clock,_probe_clock_f64,_probe_recurrence,_probe_table_l1,_probe_rope_memory,_probe_rope_rotate,_probe_rope_rotate_kouter,_probe_rope_trig,_posenc_sinusoidal,_posenc_rope_apply_ordered,_malloc,_free
+build/bench/probes.wasm: bench/probes.c $(PROBE_SRCS) $(HDRS) Makefile
 	@mkdir -p $(@D)
-	$(EMCC) $(CSTD) -O3 -msimd128 --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH \
+	$(EMCC) $(CSTD) -Isrc -O3 -msimd128 --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH \
 	  -sMAXIMUM_MEMORY=4GB -sMALLOC=emmalloc \
-	  -sEXPORTED_FUNCTIONS=_probe_store,_probe_read_write,_malloc,_free $< -o $@
+	  -sEXPORTED_FUNCTIONS=$(PROBE_EXPORTS) $< $(PROBE_SRCS) -o $@
 
 bench: deps wasm js build/bench/probes.wasm
 	$(NODE) bench/run.mjs
+	$(NODE) bench/breakdown.mjs
 	$(NODE) bench/size.mjs
 
 # ---------------------------------------------------------------- models
