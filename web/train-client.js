@@ -9,7 +9,7 @@ import { sequencesAt } from './copy-models.js';
 /**
  * series: [{ key, scheme, scaling }]; onUpdate() runs after every result.
  * Returns { want(series, perN), points(key) -> Map(n -> { tokenAccuracy, exactMatch, count }),
- *           progress: { done, total, ms, finished }, error, workers }.
+ *           progress: { done, total, kept, ms, doneAt, finished }, error, workers }.
  */
 export function createEvaluator(onUpdate) {
   // Two workers where there are two cores or more: the points split between them by their
@@ -21,9 +21,10 @@ export function createEvaluator(onUpdate) {
   let wanted = '';
   let started = 0;
   let running = 0; // workers still busy with the current job
+  let crashed = null; // why a worker died: no later job can finish, so it stays the error
   const ev = {
     workers: workers.length,
-    progress: { done: 0, total: 0, ms: null, finished: false },
+    progress: { done: 0, total: 0, kept: 0, ms: null, doneAt: null, finished: false },
     error: null,
     points: (key) => store.get(key)?.points ?? new Map(),
     want(series, perN) {
@@ -39,8 +40,10 @@ export function createEvaluator(onUpdate) {
       }
       for (const key of store.keys()) if (!series.some((s) => s.key === key)) store.delete(key);
       const total = series.length * EVAL_NS.length;
-      ev.progress = { done: total - tasks.length, total, ms: null, finished: false };
-      ev.error = null;
+      // kept: points still valid from earlier settings, not scored again
+      ev.progress = { done: total - tasks.length, total, kept: total - tasks.length, ms: null, doneAt: null, finished: false };
+      ev.error = crashed;
+      if (crashed) return;
       started = performance.now();
       id++;
       running = workers.length;
@@ -51,7 +54,10 @@ export function createEvaluator(onUpdate) {
     if (data.id !== id) return; // a replaced job's last point
     if (data.error) ev.error = `the evaluation failed: ${data.error}`;
     else if (data.finished) {
-      if (--running === 0) ev.progress = { ...ev.progress, ms: performance.now() - started, finished: true };
+      if (--running === 0) {
+        const now = performance.now();
+        ev.progress = { ...ev.progress, ms: now - started, doneAt: now, finished: true };
+      }
     } else {
       store.get(data.key)?.points.set(data.n, { tokenAccuracy: data.tokenAccuracy, exactMatch: data.exactMatch, count: data.count });
       ev.progress = { ...ev.progress, done: ev.progress.done + 1 };
@@ -61,7 +67,8 @@ export function createEvaluator(onUpdate) {
   for (const w of workers) {
     w.onmessage = onmessage;
     w.onerror = (e) => {
-      ev.error = `the evaluation worker failed: ${e.message || 'could not start'}`;
+      crashed = `the evaluation worker failed: ${e.message || 'could not start'}`;
+      ev.error = crashed;
       onUpdate();
     };
   }

@@ -204,6 +204,7 @@ describe('accuracy against n, scored live', () => {
     expect(await checkPoints(page, expected)).toBeGreaterThanOrEqual(20);
     // only RoPE's scaled curve was asked for: 9 new points of 63
     expect(await page.$eval('[data-view="train"] progress', (e) => [e.value, e.max])).toEqual([63, 63]);
+    expect(await page.$eval('[data-view="train"] .progress-text', (e) => e.textContent)).toMatch(/^63 points, the 9 new ones scored by posenc in /);
 
     const linear = scores('rope', 6, { type: 'linear', factor: 2 });
     await setControls(page, 'train', { scaling: 'linear', factor: 2 });

@@ -37,19 +37,18 @@ const glyph = (tok) => (tok === BOS ? '^' : tok === SEP ? '|' : LETTERS[tok - 2]
 
 let redrawLater = () => {};
 const models = new Map(); // scheme -> bytes, once loaded
-let loadError = null;
+const pending = new Set(); // schemes being fetched: one fetch, one redraw when it ends
+const failures = new Map(); // scheme -> why its last load failed, shown once
 function bytesOf(scheme) {
   if (models.has(scheme)) return models.get(scheme);
-  loadModel(scheme).then(
-    (b) => {
-      models.set(scheme, b);
+  if (pending.has(scheme)) return null;
+  pending.add(scheme);
+  loadModel(scheme)
+    .then((b) => models.set(scheme, b), (e) => failures.set(scheme, e.message))
+    .finally(() => {
+      pending.delete(scheme);
       redrawLater();
-    },
-    (e) => {
-      loadError = e.message;
-      redrawLater();
-    },
-  );
+    });
   return null;
 }
 
@@ -117,7 +116,11 @@ export default {
 
   draw(ctx, t, size, s, posenc) {
     const { width, height, dpr } = size;
-    if (loadError) throw new Error(loadError);
+    const failure = failures.get(s.scheme);
+    if (failure) {
+      failures.delete(s.scheme); // shown once: the next draw the reader asks for fetches again
+      throw new Error(failure);
+    }
     const bytes = bytesOf(s.scheme);
     if (!bytes) {
       ctx.fillStyle = t.muted;

@@ -31,16 +31,14 @@ const labelOf = (key, s) => (key === 'rope-scaled' ? `RoPE, ${SCALING_NAMES[s.sc
 function showProgress() {
   const bar = section.querySelector('progress.progress');
   const text = section.querySelector('.progress-text');
-  const { done, total, ms, finished } = ev.progress;
+  const { done, total, kept, ms, doneAt, finished } = ev.progress;
   bar.max = Math.max(1, total);
   bar.value = done;
   section.dataset.evalDone = String(finished);
-  if (finished && ms !== null) {
-    section.dataset.evalMs = ms.toFixed(0);
-    section.dataset.evalDoneAt = performance.now().toFixed(0);
-  }
+  if (finished && doneAt !== null) section.dataset.evalDoneAt = doneAt.toFixed(0); // when the last point arrived
+  const scored = kept ? `${total} points, the ${total - kept} new ones scored` : `${total} points scored`;
   text.textContent = finished
-    ? `${total} points scored by posenc in ${ev.workers === 1 ? 'a worker' : `${ev.workers} workers`}${ms !== null ? ` in ${(ms / 1000).toFixed(1)} s` : ''}.`
+    ? `${scored} by posenc in ${ev.workers === 1 ? 'a worker' : `${ev.workers} workers`}${ms !== null ? ` in ${(ms / 1000).toFixed(1)} s` : ''}.`
     : `Scoring ${done} of ${total} points…`;
 }
 
