@@ -5,7 +5,7 @@
 // and the training-range bar; the README's table must be the manifest's.
 import fs from 'node:fs';
 import { posenc } from './helpers.js';
-import { EVAL_NS, copyAccuracy, copySequence, evalSymbols } from '../web/models/copy-task.js';
+import { EVAL_NS, SEP, VOCAB_SIZE, copyAccuracy, copyCorrect, copySequence, evalSymbols } from '../web/models/copy-task.js';
 
 const root = new URL('../', import.meta.url);
 const read = (path) => fs.readFileSync(new URL(path, root));
@@ -28,6 +28,29 @@ test('the manifest has one copy-task model per scheme, trained on n = 1..32, wit
     expect(read(`web/models/${m.file}`).length).toBeLessThanOrEqual(1 << 20);
     expect(Object.keys(m.accuracy).map(Number)).toEqual([...EVAL_NS]);
   }
+});
+
+// Logits that put all their weight on one token per position, for scoring tests.
+function oneHotLogits(predicted) {
+  const logits = new Float32Array(predicted.length * VOCAB_SIZE);
+  predicted.forEach((t, p) => { logits[p * VOCAB_SIZE + t] = 1; });
+  return logits;
+}
+
+test('scoring: the copy of s_i is predicted at the position before it, SEP is never scored', () => {
+  // [BOS, 5, 9, SEP, 5, 9]: the copies sit at positions 4 and 5, predicted at 3 and 4
+  const tokens = copySequence([5, 9]);
+  expect(Array.from(tokens)).toEqual([0, 5, 9, SEP, 5, 9]);
+  const perfect = [0, 0, SEP, 5, 9, 0]; // position p predicts tokens[p + 1] where scored
+  expect(copyCorrect(tokens, oneHotLogits(perfect))).toEqual([true, true]);
+  // a model that only ever says SEP after the symbols gets nothing for it
+  expect(copyCorrect(tokens, oneHotLogits([0, 0, SEP, SEP, SEP, SEP]))).toEqual([false, false]);
+  // the last copy (s_n, predicted at position 2n) counts
+  expect(copyCorrect(tokens, oneHotLogits([0, 0, 0, 5, 2, 0]))).toEqual([true, false]);
+  // the prediction at the last position (2n + 1, past the sequence) is not scored
+  expect(copyCorrect(tokens, oneHotLogits([0, 0, 0, 5, 9, 7]))).toEqual([true, true]);
+  // n = 1: only position 2 is scored
+  expect(copyCorrect(copySequence([4]), oneHotLogits([7, 7, 4, 7]))).toEqual([true]);
 });
 
 test("the evaluation sequences are the training tool's (the fixtures' tokens)", () => {

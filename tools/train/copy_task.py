@@ -3,8 +3,9 @@ training batches.
 
 Vocabulary of 18: 0 = BOS, 1 = SEP, 2..17 are the symbols. For n symbols
 s_1..s_n the sequence is [0, s_1..s_n, 1, s_1..s_n] (length 2n + 2). A causal
-model is scored on the n copied symbols: the symbol at position n + 1 + i is
-predicted from position n + i (teacher-forced).
+model is scored on the n copied symbols: the copy of s_{i+1}, at position
+n + 2 + i, is predicted from position n + 1 + i (teacher-forced; position n + 1
+holds SEP).
 
 The evaluation sequences are defined by a counter-based integer hash, so that
 any implementation (web/models/copy-task.js is the JavaScript twin) scores
@@ -67,7 +68,7 @@ def train_batch(ns, generator):
         tokens[b, 1:n + 1] = symbols
         tokens[b, n + 1] = SEP
         tokens[b, n + 2:2 * n + 2] = symbols
-        mask[b, n:2 * n] = 1
+        mask[b, n + 1:2 * n + 1] = 1  # positions n+1..2n predict the copies
     targets = torch.zeros_like(tokens)
     targets[:, :-1] = tokens[:, 1:]
     return tokens, targets, mask

@@ -12,7 +12,8 @@ def copy_accuracy(model, n, count, batch=16):
     tokens = eval_batch(n, count)
     correct = []
     for chunk in tokens.split(batch):
-        predicted = model(chunk)[:, n:2 * n].argmax(-1)
-        correct.append(predicted == chunk[:, n + 1:2 * n + 1])
+        # positions n+1..2n (SEP, s_1..s_{n-1}) predict the copies at n+2..2n+1
+        predicted = model(chunk)[:, n + 1:2 * n + 1].argmax(-1)
+        correct.append(predicted == chunk[:, n + 2:2 * n + 2])
     correct = torch.cat(correct)
     return correct.float().mean().item(), correct.all(dim=1).float().mean().item()

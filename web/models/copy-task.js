@@ -42,13 +42,15 @@ export function copySequence(symbols) {
 
 /**
  * Which copied symbols the logits get right: logits [2n + 2][vocab] of a
- * causal model on copySequence(s_1..s_n); position n + i predicts the copy of
- * s_{i+1} (teacher-forced). Returns n booleans.
+ * causal model on copySequence(s_1..s_n). The copy of s_{i+1} sits at
+ * position n + 2 + i and is predicted at position n + 1 + i, the one before it
+ * (teacher-forced): position n + 1 holds SEP and predicts s_1, position 2n
+ * predicts s_n. Returns n booleans.
  */
 export function copyCorrect(tokens, logits, vocab = VOCAB_SIZE) {
   const n = (tokens.length - 2) / 2;
   const correct = [];
-  for (let p = n; p < 2 * n; p++) {
+  for (let p = n + 1; p <= 2 * n; p++) {
     let best = 0;
     for (let v = 1; v < vocab; v++) if (logits[p * vocab + v] > logits[p * vocab + best]) best = v;
     correct.push(best === tokens[p + 1]);
