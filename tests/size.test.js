@@ -9,7 +9,7 @@ const SLACK = 128; // bytes: room for a message's rewording, not for a feature
 
 // gzip level 9 (Node's zlib) of what each entry fetches, as measured when set
 const BUDGETS = {
-  posenc: 54342,
+  posenc: 54173,
 };
 
 test('every public entry has a budget', () => {
