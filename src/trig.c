@@ -187,7 +187,7 @@ void trig_fill(const trig_target *t, trig_freq_fn freq, const void *freq_ctx, si
 {
     trig_state st[TRIG_GROUP];
     double w[TRIG_GROUP][TRIG_BLOCK];
-    for (size_t g0 = 0; g0 < n_freq; g0 += TRIG_GROUP * TRIG_BLOCK) {
+    for (size_t g0 = 0; g0 < n_freq; g0 += (size_t)TRIG_GROUP * TRIG_BLOCK) {
         size_t nb = 0;
         for (size_t k0 = g0; k0 < n_freq && nb < TRIG_GROUP; k0 += TRIG_BLOCK, nb++) {
             trig_state *sb = &st[nb];
