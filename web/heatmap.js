@@ -111,6 +111,19 @@ export function cellAt(plot, rows, cols, dx, dy) {
   return { row: start(y, rows, plot.h), col: start(x, cols, plot.w) };
 }
 
+/**
+ * A square panel of `side` CSS px at (x, y) CSS px for cells x cells, in device pixels: whole
+ * device pixels per cell when that loses little room (15% at most; the snapped square is
+ * centred in the box), else cells of uneven pixels. Used by the views of attention heads.
+ */
+export function snapPanel(x, y, side, cells, dpr) {
+  const full = Math.floor(side * dpr);
+  const cell = Math.floor(full / cells);
+  const w = cell >= 1 && cell * cells >= 0.85 * full ? cell * cells : full;
+  const shift = Math.floor((full - w) / 2);
+  return { x: Math.round(x * dpr) + shift, y: Math.round(y * dpr) + shift, w, h: w };
+}
+
 /** The cell under (dx, dy) in any of several same-size panels (one per head), with `head` and its `plot`. */
 export function panelCellAt(panels, rows, cols, dx, dy) {
   for (let h = 0; h < panels.length; h++) {

@@ -13,7 +13,7 @@
 import { int, choice } from '../state.js';
 import { BOS, SEP, copySequence, copyCorrect } from '../models/copy-task.js';
 import { SCHEMES, NAMES, TRAIN_MAX_N, loadModel } from '../copy-models.js';
-import { paintCells, panelCellAt } from '../heatmap.js';
+import { paintCells, panelCellAt, snapPanel } from '../heatmap.js';
 import { drawColorBar } from '../axes.js';
 
 export const MAX_N = 256;
@@ -145,16 +145,12 @@ export default {
       for (let h = 0; h < heads; h++) {
         const x = left + h * (p + G);
         const y = top + l * (T + p + G) + T;
-        const full = Math.floor(p * dpr);
-        const cell = Math.floor(full / L);
-        const w = cell >= 1 && cell * L >= 0.85 * full ? cell * L : full; // whole pixels per token when that loses little
-        const shift = Math.floor((full - w) / 2);
-        const plot = { x: Math.round(x * dpr) + shift, y: Math.round(y * dpr) + shift, w, h: w, layer: l, head: h, min: -1, max: 1 };
+        const plot = { ...snapPanel(x, y, p, L, dpr), layer: l, head: h, min: -1, max: 1 };
         const m = probs[l].subarray(h * L * L, (h + 1) * L * L);
         paintCells(ctx, plot, { rows: L, cols: L, read: (r0, k, out) => out.set(m.subarray(r0 * L, (r0 + k) * L)) }, -1, 1);
         ctx.strokeStyle = t.grid;
         ctx.lineWidth = 1;
-        ctx.strokeRect(plot.x / dpr - 0.5, plot.y / dpr - 0.5, w / dpr + 1, w / dpr + 1);
+        ctx.strokeRect(plot.x / dpr - 0.5, plot.y / dpr - 0.5, plot.w / dpr + 1, plot.h / dpr + 1);
         ctx.fillStyle = t.fg;
         ctx.font = `11px ${t.font}`;
         ctx.textAlign = 'center';

@@ -12,7 +12,7 @@
 // all be grey); the built head's M is 1. canvas.dataset.panels records each
 // panel's rectangle (device px) and scale, the built head last.
 import { int, choice } from '../state.js';
-import { paintCells, panelCellAt } from '../heatmap.js';
+import { paintCells, panelCellAt, snapPanel } from '../heatmap.js';
 import { drawColorBar } from '../axes.js';
 
 export const SCHEMES = ['none', 'sinusoidal', 'rope', 'alibi', 't5'];
@@ -134,15 +134,7 @@ export default {
     const total = a.wide ? gridW + BAR + SEP + LL + q + BAR : Math.max(gridW, LL + q) + BAR;
     const left = Math.max(4, Math.floor((width - total) / 2));
     const top = 4;
-    // A panel of side `side` CSS px at (x, y): whole device pixels per character when that
-    // loses little room (the snapped square is centred in the box), else cells of uneven pixels.
-    const panel = (x, y, side, min, max) => {
-      const full = Math.floor(side * dpr);
-      const cell = Math.floor(full / L);
-      const w = cell * L >= 0.85 * full ? cell * L : full;
-      const shift = Math.floor((full - w) / 2);
-      return { x: Math.round(x * dpr) + shift, y: Math.round(y * dpr) + shift, w, h: w, min, max };
-    };
+    const panel = (x, y, side, min, max) => ({ ...snapPanel(x, y, side, L, dpr), min, max });
     const panels = [];
     for (let h = 0; h < HEADS; h++) {
       const x = left + (h % 2) * (LL + p + G) + LL;
