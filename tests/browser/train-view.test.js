@@ -317,6 +317,35 @@ describe('attention of a trained model on a typed or random sequence', () => {
     expect(await page.$eval('[data-view="copyattn"] .readout', (e) => e.textContent)).not.toMatch(/NaN|undefined/);
   });
 
+  test("a model that fails to load is a named error for that model only, and is fetched again when asked for again", async () => {
+    const own = await openPage(env.browser, env.url);
+    const p = own.page;
+    try {
+      await evaluated(p); // the workers hold their models: from here only the attention view fetches
+      await loaded(p, 8);
+      const file = '**/models/copy-alibi.safetensors';
+      await p.route(file, (r) => r.fulfill({ status: 404, body: 'gone' }));
+      const error = () => p.$eval('[data-view="copyattn"] .error', (e) => (e.hidden ? null : e.textContent));
+      await p.selectOption('[data-view="copyattn"] [name="scheme"]', 'alibi');
+      await p.waitForFunction(() => !document.querySelector('[data-view="copyattn"] .error').hidden);
+      expect(await error()).toBe('could not load /models/copy-alibi.safetensors: HTTP 404');
+      // another model is not blocked by it
+      await setControls(p, 'copyattn', { scheme: 'rope' });
+      await loaded(p, 8);
+      expect(await error()).toBe(null);
+      // asked for again, the file is fetched again, and now it loads: 4 layers x 4 heads
+      await p.unroute(file);
+      await p.selectOption('[data-view="copyattn"] [name="scheme"]', 'alibi');
+      await loaded(p, 16);
+      expect(await error()).toBe(null);
+      // the failed fetch (and Chromium's console line about it) is the only problem the page had
+      expect(own.problems.filter((m) => !m.includes('copy-alibi.safetensors') && !m.includes('status of 404'))).toEqual([]);
+      expect(own.problems.filter((m) => m.includes('HTTP 404') && m.includes('copy-alibi.safetensors'))).toHaveLength(1);
+    } finally {
+      await own.context.close();
+    }
+  });
+
   test('bad sequences (a symbol past p, empty, 257 symbols) and a bad n are refused by name; nothing changes', async () => {
     const before = await draws(page, 'copyattn');
     const url = page.url();
