@@ -373,6 +373,25 @@ describe('attention of a trained model on a typed or random sequence', () => {
   });
 });
 
+describe('a worker that cannot start', () => {
+  test('is a named error that stays through new settings, not a progress bar that hangs', async () => {
+    const setup = (p) => p.route('**/train-worker.js', (r) => r.fulfill({ status: 404, body: 'gone' }));
+    const own = await openPage(env.browser, env.url, { setup });
+    const p = own.page;
+    try {
+      const error = () => p.$eval('[data-view="train"] .error', (e) => (e.hidden ? null : e.textContent));
+      await p.waitForFunction(() => !document.querySelector('[data-view="train"] .error').hidden);
+      expect(await error()).toMatch(/^the evaluation worker failed: /);
+      await p.fill('[data-view="train"] [name="seqs"]', '2');
+      await frames(p);
+      expect(await error()).toMatch(/^the evaluation worker failed: /);
+      expect(await p.$eval('[data-view="train"]', (e) => e.dataset.evalDone)).not.toBe('true');
+    } finally {
+      await own.context.close();
+    }
+  });
+});
+
 describe('other widths and themes', () => {
   test('at 360 px, with dynamic scaling and NoPE: fits the width, the points and panels are right (screenshots)', async () => {
     const narrow = await openPage(env.browser, env.url, { width: 360, height: 800, query: '?train.scaling=dynamic&copyattn.scheme=none' });
