@@ -124,6 +124,23 @@ export function snapPanel(x, y, side, cells, dpr) {
   return { x: Math.round(x * dpr) + shift, y: Math.round(y * dpr) + shift, w, h: w };
 }
 
+/**
+ * Paints a cells x cells matrix (row-major `matrix`) into a panel from snapPanel, between
+ * plot.min and plot.max, frames it, and leaves the context set for its title (11 px,
+ * centred, on the baseline's bottom): the caller writes the title where its layout wants it.
+ */
+export function paintPanel(ctx, t, plot, dpr, matrix, cells) {
+  const read = (r0, n, out) => out.set(matrix.subarray(r0 * cells, (r0 + n) * cells));
+  paintCells(ctx, plot, { rows: cells, cols: cells, read }, plot.min, plot.max);
+  ctx.strokeStyle = t.grid;
+  ctx.lineWidth = 1;
+  ctx.strokeRect(plot.x / dpr - 0.5, plot.y / dpr - 0.5, plot.w / dpr + 1, plot.h / dpr + 1);
+  ctx.fillStyle = t.fg;
+  ctx.font = `11px ${t.font}`;
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'bottom';
+}
+
 /** The cell under (dx, dy) in any of several same-size panels (one per head), with `head` and its `plot`. */
 export function panelCellAt(panels, rows, cols, dx, dy) {
   for (let h = 0; h < panels.length; h++) {

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { invert, SIZE } from '../../web/colormap.js';
 import { posenc } from '../helpers.js';
-import { launch, openPage, cellSpan, readPixels, setControls, draws, frames, SCREENSHOTS } from './chromium.js';
+import { launch, openPage, cellSpan, readPixels, setControls, draws, redrawn, frames, SCREENSHOTS } from './chromium.js';
 
 const DEFAULT_TEXT = 'the cat sat on the mat';
 
@@ -180,6 +180,6 @@ test('at 360 px: fits the width, no error, and a screenshot', async () => {
 test('the dark theme redraws it (screenshot)', async () => {
   const before = await draws(page, 'encoder');
   await page.emulateMedia({ colorScheme: 'dark' });
-  await page.waitForFunction((n) => Number(document.querySelector('[data-view="encoder"]').dataset.draws) > n, before);
+  await redrawn(page, 'encoder', before);
   await (await page.$('[data-view="encoder"]')).screenshot({ path: `${SCREENSHOTS}/encoder-dark-1100.png` });
 });

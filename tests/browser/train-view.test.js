@@ -13,7 +13,7 @@ import { invert, SIZE } from '../../web/colormap.js';
 import { PALETTE, PALETTE_DARK } from '../../web/lines.js';
 import { EVAL_NS, copyAccuracy, copyCorrect, copySequence } from '../../web/models/copy-task.js';
 import { posenc } from '../helpers.js';
-import { launch, openPage, cellSpan, readPixels, setControls, draws, frames, SCREENSHOTS } from './chromium.js';
+import { launch, openPage, cellSpan, readPixels, setControls, draws, redrawn, frames, SCREENSHOTS } from './chromium.js';
 
 const SCHEMES = ['none', 'learned', 'sinusoidal', 'rope', 'alibi', 't5'];
 const LAYERS = { none: 4, learned: 2, sinusoidal: 2, rope: 2, alibi: 4, t5: 2 };
@@ -306,7 +306,7 @@ describe('attention of a trained model on a typed or random sequence', () => {
     await setControls(page, 'copyattn', { n: 100 });
     const before = await draws(page, 'copyattn');
     await page.click('[data-view="copyattn"] [data-action="random"]');
-    await page.waitForFunction((k) => Number(document.querySelector('[data-view="copyattn"]').dataset.draws) > k, before);
+    await redrawn(page, 'copyattn', before);
     const symbols = await page.inputValue('[data-view="copyattn"] input[name="symbols"]');
     expect(symbols).toMatch(/^[a-p]{100}$/);
     expect(query().get('copyattn.symbols')).toBe(symbols);
@@ -420,7 +420,7 @@ describe('other widths and themes', () => {
   test("the dark theme redraws both with the dark palette, the points still at Node's scores (screenshot)", async () => {
     const before = await draws(page, 'train');
     await page.emulateMedia({ colorScheme: 'dark' });
-    await page.waitForFunction((n) => Number(document.querySelector('[data-view="train"]').dataset.draws) > n, before);
+    await redrawn(page, 'train', before);
     await frames(page);
     const series = await page.$eval('[data-view="train"] canvas.plot', (c) => JSON.parse(c.dataset.series));
     expect(series.map((s) => s.color)).toEqual(PALETTE_DARK.slice(0, 6));

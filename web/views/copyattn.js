@@ -13,7 +13,7 @@
 import { int, choice } from '../state.js';
 import { BOS, SEP, copySequence, copyCorrect } from '../models/copy-task.js';
 import { SCHEMES, NAMES, TRAIN_MAX_N, loadModel } from '../copy-models.js';
-import { paintCells, panelCellAt, snapPanel } from '../heatmap.js';
+import { paintPanel, panelCellAt, snapPanel } from '../heatmap.js';
 import { drawColorBar } from '../axes.js';
 
 export const MAX_N = 256;
@@ -146,15 +146,7 @@ export default {
         const x = left + h * (p + G);
         const y = top + l * (T + p + G) + T;
         const plot = { ...snapPanel(x, y, p, L, dpr), layer: l, head: h, min: -1, max: 1 };
-        const m = probs[l].subarray(h * L * L, (h + 1) * L * L);
-        paintCells(ctx, plot, { rows: L, cols: L, read: (r0, k, out) => out.set(m.subarray(r0 * L, (r0 + k) * L)) }, -1, 1);
-        ctx.strokeStyle = t.grid;
-        ctx.lineWidth = 1;
-        ctx.strokeRect(plot.x / dpr - 0.5, plot.y / dpr - 0.5, plot.w / dpr + 1, plot.h / dpr + 1);
-        ctx.fillStyle = t.fg;
-        ctx.font = `11px ${t.font}`;
-        ctx.textAlign = 'center';
-        ctx.textBaseline = 'bottom';
+        paintPanel(ctx, t, plot, dpr, probs[l].subarray(h * L * L, (h + 1) * L * L), L);
         ctx.fillText(p >= 100 ? `layer ${l} · head ${h}` : `L${l} H${h}`, x + p / 2, y - 2);
         panels.push(plot);
       }

@@ -12,7 +12,7 @@
 // all be grey); the built head's M is 1. canvas.dataset.panels records each
 // panel's rectangle (device px) and scale, the built head last.
 import { int, choice } from '../state.js';
-import { paintCells, panelCellAt, snapPanel } from '../heatmap.js';
+import { paintPanel, panelCellAt, snapPanel } from '../heatmap.js';
 import { drawColorBar } from '../axes.js';
 
 export const SCHEMES = ['none', 'sinusoidal', 'rope', 'alibi', 't5'];
@@ -148,15 +148,7 @@ export default {
     const matrices = [0, 1, 2, 3].map((h) => probs.subarray(h * L * L, (h + 1) * L * L)).concat([prev]);
     ctx.save();
     panels.forEach((plot, h) => {
-      const m = matrices[h];
-      paintCells(ctx, plot, { rows: L, cols: L, read: (r0, n, out) => out.set(m.subarray(r0 * L, (r0 + n) * L)) }, plot.min, plot.max);
-      ctx.strokeStyle = t.grid;
-      ctx.lineWidth = 1;
-      ctx.strokeRect(plot.x / dpr - 0.5, plot.y / dpr - 0.5, plot.w / dpr + 1, plot.h / dpr + 1);
-      ctx.fillStyle = t.fg;
-      ctx.font = `11px ${t.font}`;
-      ctx.textAlign = 'center';
-      ctx.textBaseline = 'bottom';
+      paintPanel(ctx, t, plot, dpr, matrices[h], L);
       ctx.fillText(fit(ctx, h < HEADS ? `head ${h}` : 'head 0 rebuilt: constant q and k', plot.w / dpr + 2 * LL), (plot.x + plot.w / 2) / dpr, plot.y / dpr - 4);
       labels(ctx, t, plot, dpr, chars);
     });
