@@ -21,10 +21,19 @@ HDRS    := include/posenc.h $(wildcard src/*.h)
 TESTS_C := $(wildcard tests/c/*.c)
 JS_SRCS := $(wildcard src/js/*.js) src/js/posenc.d.ts
 
-# The exported list is read off the header: every `POSENC_API type posenc_name(`.
-EXPORTS := build/exports.txt
-WASM    := dist/posenc.wasm
-JS_DIST := dist/posenc.mjs dist/posenc.cjs dist/posenc.d.ts dist/posenc.d.cts
+# The C ABI is read off the header once (tools/abi.mjs): the JS mirror of its
+# enums, status codes and struct layouts, the _Static_asserts that check that
+# mirror against the compiler, and what each wasm exports.
+ABI     := build/abi.js build/abi-asserts.h build/exports-posenc.txt build/exports-encoder.txt
+# Two entries, each with its own wasm in two builds (SIMD and baseline):
+# 'posenc' (the positional encodings) and 'posenc/encoder' (everything).
+WASM        := dist/posenc.wasm
+WASM_BASE   := dist/posenc-baseline.wasm
+ENC_WASM    := dist/posenc-encoder.wasm
+ENC_BASE    := dist/posenc-encoder-baseline.wasm
+JS_DIST := dist/posenc.mjs dist/posenc.cjs dist/posenc.d.ts dist/posenc.d.cts \
+           dist/encoder.mjs dist/encoder.cjs dist/encoder.d.ts dist/encoder.d.cts
+JS_SRCS := $(shell find src/js -name '*.js' -o -name '*.d.ts')
 
 NODE_STAMP := node_modules/.package-lock.json
 
@@ -69,9 +78,8 @@ $(NODE_STAMP): package.json package-lock.json
 	@touch $@
 
 # ---------------------------------------------------------------- wasm + JS
-$(EXPORTS): include/posenc.h | build
-	@sed -n 's/^POSENC_API[^(]*[ *]\(posenc_[a-z0-9_]*\)(.*/_\1/p' $< | tr '\n' ',' > $@
-	@printf '_malloc,_free' >> $@
+$(ABI) &: include/posenc.h tools/abi.mjs | build
+	$(NODE) tools/abi.mjs include/posenc.h build
 
 # Two builds, chosen at init() by feature detection: WASM SIMD, and a baseline
 # for engines without it (bit-identical results, see src/simd.h). The hot
@@ -86,37 +94,47 @@ $(EXPORTS): include/posenc.h | build
 KERNELS   := src/trig.c src/rope_rotate.c src/rope_apply.c src/rope_axes.c src/sinusoidal.c src/nn_kernels.c src/fmath.c
 EMLINK    := -Oz --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH -sMAXIMUM_MEMORY=4GB \
              -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB -sERROR_ON_UNDEFINED_SYMBOLS=1 -sMALLOC=none
-WASM_SRCS := $(SRCS) src/wasm/malloc.c
-WASM_BASE := dist/posenc-baseline.wasm
-SIMD_OBJS := $(WASM_SRCS:src/%.c=build/wasm-simd/%.o)
-BASE_OBJS := $(WASM_SRCS:src/%.c=build/wasm-base/%.o)
+# The encoder's sources; the default entry's wasm is everything else.
+ENCODER_SRCS := src/encoder.c src/nn_ops.c src/nn_kernels.c
+WASM_SRCS := $(SRCS) src/wasm/malloc.c src/wasm/abi_check.c
+POS_SRCS  := $(filter-out $(ENCODER_SRCS),$(WASM_SRCS))
+simd_objs  = $(1:src/%.c=build/wasm-simd/%.o)
+base_objs  = $(1:src/%.c=build/wasm-base/%.o)
 
-build/wasm-simd/%.o: src/%.c $(HDRS) Makefile
+build/wasm-simd/%.o: src/%.c $(HDRS) build/abi-asserts.h Makefile
 	@mkdir -p $(@D)
-	$(EMCC) $(CSTD) $(if $(filter $(KERNELS),$<),-O3,-Oz) -msimd128 -c $< -o $@
+	$(EMCC) $(CSTD) -Ibuild $(if $(filter $(KERNELS),$<),-O3,-Oz) -msimd128 -c $< -o $@
 
-build/wasm-base/%.o: src/%.c $(HDRS) Makefile
+build/wasm-base/%.o: src/%.c $(HDRS) build/abi-asserts.h Makefile
 	@mkdir -p $(@D)
-	$(EMCC) $(CSTD) $(if $(filter $(KERNELS),$<),-O3,-Oz) -c $< -o $@
+	$(EMCC) $(CSTD) -Ibuild $(if $(filter $(KERNELS),$<),-O3,-Oz) -c $< -o $@
 
-$(WASM): $(SIMD_OBJS) $(EXPORTS) | dist
-	$(EMCC) $(EMLINK) -msimd128 -sEXPORTED_FUNCTIONS=$$(cat $(EXPORTS)) $(SIMD_OBJS) -o $@
+# link(simd flag, objects, export list)
+define link
+	$(EMCC) $(EMLINK) $(1) -sEXPORTED_FUNCTIONS=$$(cat $(3)) $(2) -o $@
 	@echo "posenc: $@ is $$(wc -c < $@) bytes ($$(gzip -9c $@ | wc -c) gzipped)"
+endef
 
-$(WASM_BASE): $(BASE_OBJS) $(EXPORTS) | dist
-	$(EMCC) $(EMLINK) -sEXPORTED_FUNCTIONS=$$(cat $(EXPORTS)) $(BASE_OBJS) -o $@
-	@echo "posenc: $@ is $$(wc -c < $@) bytes ($$(gzip -9c $@ | wc -c) gzipped)"
+$(WASM): $(call simd_objs,$(POS_SRCS)) build/exports-posenc.txt | dist
+	$(call link,-msimd128,$(call simd_objs,$(POS_SRCS)),build/exports-posenc.txt)
 
-wasm: $(WASM) $(WASM_BASE)
+$(WASM_BASE): $(call base_objs,$(POS_SRCS)) build/exports-posenc.txt | dist
+	$(call link,,$(call base_objs,$(POS_SRCS)),build/exports-posenc.txt)
 
-# The wasm travels inside the JS (base64), so no bundler ever has to find a file.
-build/wasm-inline.js: $(WASM) tools/embed-wasm.mjs | build
+$(ENC_WASM): $(call simd_objs,$(WASM_SRCS)) build/exports-encoder.txt | dist
+	$(call link,-msimd128,$(call simd_objs,$(WASM_SRCS)),build/exports-encoder.txt)
+
+$(ENC_BASE): $(call base_objs,$(WASM_SRCS)) build/exports-encoder.txt | dist
+	$(call link,,$(call base_objs,$(WASM_SRCS)),build/exports-encoder.txt)
+
+wasm: $(WASM) $(WASM_BASE) $(ENC_WASM) $(ENC_BASE)
+
+# Each wasm travels inside its entry's JS (base64), so no bundler ever has to find a file.
+INLINE := $(patsubst dist/%,build/%.js,$(WASM) $(WASM_BASE) $(ENC_WASM) $(ENC_BASE))
+build/%.wasm.js: dist/%.wasm tools/embed-wasm.mjs | build
 	$(NODE) tools/embed-wasm.mjs $< $@
 
-build/wasm-baseline-inline.js: $(WASM_BASE) tools/embed-wasm.mjs | build
-	$(NODE) tools/embed-wasm.mjs $< $@
-
-$(JS_DIST): $(JS_SRCS) build/wasm-inline.js build/wasm-baseline-inline.js $(NODE_STAMP) tools/bundle.mjs | dist
+$(JS_DIST) &: $(JS_SRCS) $(INLINE) build/abi.js $(NODE_STAMP) tools/bundle.mjs | dist
 	$(NODE) tools/bundle.mjs
 
 js: $(JS_DIST)

@@ -18,7 +18,7 @@ import os from 'node:os';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // the public entries: package.json's export name -> the ESM file it resolves to
-export const ENTRIES = { posenc: 'dist/posenc.mjs' };
+export const ENTRIES = { posenc: 'dist/posenc.mjs', 'posenc/encoder': 'dist/encoder.mjs' };
 
 const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
 

@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 #define POSENC_VERSION_MAJOR 0
-#define POSENC_VERSION_MINOR 1
+#define POSENC_VERSION_MINOR 2
 #define POSENC_VERSION_PATCH 0
 
 /* Symbols the wasm build exports; a no-op for native builds. */
@@ -333,8 +333,8 @@ typedef enum posenc_rope_type {
     POSENC_ROPE_LONGROPE = 5
 } posenc_rope_type;
 
-/* The JS binding writes this struct into wasm memory: keep the field order
- * (offsets are asserted in src/rope_freq.c). */
+/* The JS binding's layout of this struct is generated from this declaration
+ * (tools/abi.mjs), and compiled as _Static_asserts into the wasm. */
 typedef struct posenc_rope_scaling {
     int type;
     int no_truncate;
@@ -391,7 +391,7 @@ POSENC_API int posenc_rope_frequencies(double *inv_freq, size_t n, size_t rotary
  * 2^-23 * max(1, A) * (|a| + |b|) of the exact rotation by those c and s; four
  * lanes at a time with WASM SIMD, bit-identical to the scalar build).
  *
- * POSENC_ROPE_PRECISION_DOUBLE (0): the angle p * f_k in double, cos and sin in
+ * POSENC_ROPE_PRECISION_FLOAT64 (0): the angle p * f_k in double, cos and sin in
  *   double times A, rounded once to float. Cache values are within
  *   2^-23 * max(1, A) of A cos(p f_k) (the double formula) for |p| <= 2^24;
  *   every rotated output is within 2^-22 * A * (|a| + |b|) of the
@@ -405,9 +405,12 @@ POSENC_API int posenc_rope_frequencies(double *inv_freq, size_t n, size_t rotary
  *   ulp of p f_k, ~3e-2 rad at p = 2^20.
  */
 typedef enum posenc_rope_precision {
-    POSENC_ROPE_PRECISION_DOUBLE = 0,
+    POSENC_ROPE_PRECISION_FLOAT64 = 0,
     POSENC_ROPE_PRECISION_FLOAT32 = 1
 } posenc_rope_precision;
+
+/* The name of POSENC_ROPE_PRECISION_FLOAT64 in posenc 0.1. */
+#define POSENC_ROPE_PRECISION_DOUBLE POSENC_ROPE_PRECISION_FLOAT64
 
 /*
  * posenc_rope_cache: cos_out[r][k] = A cos(p_r f_k), sin_out[r][k] = A sin(p_r f_k),
@@ -614,8 +617,8 @@ typedef enum posenc_mrope_kind {
     POSENC_MROPE_VIDEO = 2
 } posenc_mrope_kind;
 
-/* The JS binding writes these records into wasm memory: keep the field order
- * (offsets are asserted in src/mrope_positions.c). */
+/* The JS binding's layout of this struct is generated from this declaration
+ * (tools/abi.mjs), and compiled as _Static_asserts into the wasm. */
 typedef struct posenc_mrope_span {
     int kind;                /* a posenc_mrope_kind                               */
     size_t t, h, w;          /* TEXT: t tokens (h, w unused); IMAGE, VIDEO: the   */

@@ -14,42 +14,6 @@
 
 #define T5_DEFAULT_BUCKETS 32
 
-/* src/js/encoder.js writes posenc_encoder_config into wasm memory from its
- * CONFIG_FIELDS table, which derives these offsets from the field order and
- * the wasm32 sizes (size_t, int and pointers 4 bytes, double 8, each aligned
- * to its size); tests/encoder-config.test.js checks the table against the
- * struct in posenc.h and against these asserts. */
-#if defined(__wasm32__)
-#define AT(field, offset) _Static_assert(offsetof(posenc_encoder_config, field) == (offset), "encoder.js layout")
-AT(vocab_size, 0);
-AT(d_model, 4);
-AT(heads, 8);
-AT(d_ff, 12);
-AT(layers, 16);
-AT(languages, 20);
-AT(positional, 24);
-AT(norm, 28);
-AT(activation, 32);
-AT(final_norm, 36);
-AT(embed_scale, 40);
-AT(norm_eps, 48);
-AT(sinusoidal_base, 56);
-AT(sinusoidal_layout, 64);
-AT(rope_layout, 68);
-AT(rotary_dim, 72);
-AT(rope_precision, 76);
-AT(rope_inv_freq, 80);
-AT(rope_attention_factor, 88);
-AT(alibi_max_bias, 96);
-AT(t5_num_buckets, 104);
-AT(t5_max_distance, 108);
-AT(t5_unidirectional, 112);
-AT(max_length, 116);
-AT(lm_head, 120);
-_Static_assert(sizeof(posenc_encoder_config) == 128, "encoder.js layout");
-#undef AT
-#endif
-
 /* A validated config with defaults resolved and every size worked out. */
 typedef struct plan {
     posenc_encoder_config c;

@@ -10,15 +10,6 @@
 
 #include "checked.h"
 
-/* src/js/mrope.js writes posenc_mrope_span records into wasm memory at these offsets. */
-#if defined(__wasm32__)
-_Static_assert(offsetof(posenc_mrope_span, kind) == 0, "mrope.js layout");
-_Static_assert(offsetof(posenc_mrope_span, t) == 4, "mrope.js layout");
-_Static_assert(offsetof(posenc_mrope_span, h) == 8, "mrope.js layout");
-_Static_assert(offsetof(posenc_mrope_span, w) == 12, "mrope.js layout");
-_Static_assert(offsetof(posenc_mrope_span, seconds_per_grid) == 16, "mrope.js layout");
-_Static_assert(sizeof(posenc_mrope_span) == 24, "mrope.js layout");
-#endif
 
 #define POSITION_LIMIT 2147483648.0 /* 2^31: positions are int32 */
 

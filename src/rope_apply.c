@@ -28,7 +28,7 @@ static int check_freqs(const double *inv_freq, size_t half, double attention_fac
 {
     /* beyond the maxima the angles or the float caches overflow (posenc.h); NaN fails too */
     if (!(attention_factor > 0.0 && attention_factor <= POSENC_ROPE_ATTENTION_MAX) ||
-        (precision != POSENC_ROPE_PRECISION_DOUBLE && precision != POSENC_ROPE_PRECISION_FLOAT32))
+        (precision != POSENC_ROPE_PRECISION_FLOAT64 && precision != POSENC_ROPE_PRECISION_FLOAT32))
         return POSENC_ERR_INVALID_ARGUMENT;
     for (size_t k = 0; k < half; k++)
         if (!(fabs(inv_freq[k]) <= POSENC_ROPE_FREQUENCY_MAX))
@@ -166,7 +166,7 @@ int posenc_rope_apply_ordered(float *x, size_t x_len, size_t batch, size_t seq, 
     size_t groups = per_batch ? batch : 1, copies = per_batch ? 1 : batch;
     /* double-precision rows step the recurrence (restarting where explicit
      * positions break a run, as ropeCache does); float32 rows are evaluated one by one */
-    int streamed = precision == POSENC_ROPE_PRECISION_DOUBLE;
+    int streamed = precision == POSENC_ROPE_PRECISION_FLOAT64;
     /* the coefficients of a tile of rows, width floats a row once laid out for
      * the layout (rope_rotate_spread); [seq][heads][head_dim] rotates a row
      * right after computing it, so its tile is one row */

@@ -68,7 +68,7 @@ static void block_start(axes_block *b, size_t n_axes, const size_t *sections, si
         part->from = from - k0;
         part->n = to - from;
         part->started = 0;
-        if (b->precision == POSENC_ROPE_PRECISION_DOUBLE)
+        if (b->precision == POSENC_ROPE_PRECISION_FLOAT64)
             trig_stream_start(&part->stream, b->inv_freq + from, part->n, 0.0);
     }
 }
@@ -89,7 +89,7 @@ static void block_row(axes_block *b, const int32_t *positions, size_t stride, si
     for (size_t i = 0; i < b->count; i++) {
         axis_part *part = &b->part[i];
         int32_t p = positions[part->axis * stride + index];
-        if (b->precision == POSENC_ROPE_PRECISION_DOUBLE) {
+        if (b->precision == POSENC_ROPE_PRECISION_FLOAT64) {
             if (!part->started || !(part->last < INT32_MAX && p == part->last + 1))
                 trig_stream_seek(&part->stream, (double)p);
             trig_stream_row(&part->stream, c + part->from, s + part->from, b->attention);

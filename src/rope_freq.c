@@ -15,17 +15,6 @@
 #define DEFAULT_BASE 10000.0
 #define TWO_PI (2.0 * 3.14159265358979323846)
 
-/* src/js/rope.js writes posenc_rope_scaling into wasm memory at these offsets. */
-_Static_assert(offsetof(posenc_rope_scaling, type) == 0, "rope.js layout");
-_Static_assert(offsetof(posenc_rope_scaling, no_truncate) == 4, "rope.js layout");
-_Static_assert(offsetof(posenc_rope_scaling, factor) == 8, "rope.js layout");
-_Static_assert(offsetof(posenc_rope_scaling, high_freq_factor) == 80, "rope.js layout");
-_Static_assert(offsetof(posenc_rope_scaling, short_factor) == 88, "rope.js layout");
-#if defined(__wasm32__)
-_Static_assert(offsetof(posenc_rope_scaling, long_factor) == 92, "rope.js layout");
-_Static_assert(offsetof(posenc_rope_scaling, factors_len) == 96, "rope.js layout");
-#endif
-
 /* Everything a type needs, defaults resolved, checked. */
 typedef struct rope_plan {
     int type;

@@ -42,11 +42,25 @@ test('zero-copy: a WasmArray is written in place and returned', () => {
   const x = posenc.allocate('float32', 8);
   expect(posenc.addSinusoidal(x, { dModel: 4 })).toBe(x);
   expect(x.array[4]).toBe(Math.fround(Math.sin(1)));
-  // its .array view is also accepted in place
-  posenc.addSinusoidal(x.array, { dModel: 4 });
-  expect(x.array[4]).toBe(Math.fround(Math.fround(Math.sin(1)) * 2));
+  // its .array view is not: posenc could not tell, later, whose memory it is
+  const e = thrown(() => posenc.addSinusoidal(x.array, { dModel: 4 }));
+  expect(e).toBeInstanceOf(TypeError);
+  expect(e.message).toMatch(/^posenc\.addSinusoidal: x is a view of posenc's wasm memory .*pass the WasmArray itself/);
+  expect(x.array[4]).toBe(Math.fround(Math.sin(1)));
   wa.free();
   x.free();
+});
+
+test('a stale view (kept after free(), its block handed out again) can never write into the new owner', () => {
+  const a = posenc.allocate('float32', 12);
+  const stale = a.array;
+  a.free();
+  const b = posenc.allocate('float32', 12); // the allocator may hand out the same block
+  b.array.fill(7);
+  const e = thrown(() => posenc.sinusoidal({ length: 3, dModel: 4, out: stale }));
+  expect(e).toBeInstanceOf(TypeError);
+  expect(Array.from(b.array)).toEqual(Array(12).fill(7));
+  b.free();
 });
 
 test('views never go stale: growing memory re-derives WasmArray.array', () => {
@@ -71,10 +85,10 @@ test('use after free and double free raise errors instead of touching memory', (
   expect(thrown(() => wa.array).message).toContain('after free');
   expect(thrown(() => wa.free()).message).toContain('already freed');
   expect(thrown(() => posenc.sinusoidal({ length: 2, dModel: 4, out: wa })).message).toContain('after free');
-  // the raw view of freed memory is refused too
+  // the raw view of freed memory is refused too: no view of wasm memory is taken
   const e = thrown(() => posenc.addSinusoidal(view, { dModel: 4 }));
-  expect(e).toBeInstanceOf(RangeError);
-  expect(e.message).toContain('outside any live WasmArray');
+  expect(e).toBeInstanceOf(TypeError);
+  expect(e.message).toContain("a view of posenc's wasm memory");
 });
 
 test('allocate validates its type and length', () => {

@@ -1,10 +1,10 @@
-// The inline wasm's base64 decoders (src/js/base64.js) each give the bytes of
+// The inline wasm's base64 decoders (src/js/core/base64.js) each give the bytes of
 // the wasm file the text was made from, for both builds and for the edge
 // lengths of base64 (padding of 0, 1 and 2 characters).
 import { readFileSync } from 'node:fs';
-import { decodeBase64, decodeWithAtob, decodeWithBuffer } from '../src/js/base64.js';
-import { wasmBase64 as simdText } from '../build/wasm-inline.js';
-import { wasmBase64 as baselineText } from '../build/wasm-baseline-inline.js';
+import { decodeBase64, decodeWithAtob, decodeWithBuffer } from '../src/js/core/base64.js';
+import { wasmBase64 as simdText } from '../build/posenc.wasm.js';
+import { wasmBase64 as baselineText } from '../build/posenc-baseline.wasm.js';
 
 const file = (name) => new Uint8Array(readFileSync(new URL(`../dist/${name}`, import.meta.url)));
 const same = (a, b) => a.length === b.length && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.length), Buffer.from(b.buffer, b.byteOffset, b.length)) === 0;

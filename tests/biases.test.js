@@ -287,19 +287,24 @@ describe('bad input', () => {
     expect(ints.every((v) => v === -5)).toBe(true);
   });
 
-  test('t5Bias: out may not overlap weights in wasm memory', () => {
-    const block = posenc.allocate('float32', 64 + 32);
+  test('t5Bias: out may not be weights itself in wasm memory; views of a WasmArray are refused', () => {
+    const block = posenc.allocate('float32', 64);
+    const other = posenc.allocate('float32', 64);
     try {
-      const view = block.array;
-      const e = thrown(() => posenc.t5Bias({ queryLength: 4, heads: 2, weights: view.subarray(0, 64), out: view.subarray(40, 72) }));
+      block.array.set(weights(64));
+      // [heads][4][8] = 64 floats over [numBuckets][heads] = 64 floats: the same array
+      const e = thrown(() => posenc.t5Bias({ queryLength: 4, keyLength: 8, heads: 2, weights: block, out: block }));
       expect(e).toBeInstanceOf(RangeError);
-      expect(e.message).toMatch(/posenc\.t5Bias: out must not overlap weights/);
-      // side by side in one block is fine
-      view.set(weights(64));
-      const out = posenc.t5Bias({ queryLength: 4, heads: 2, weights: view.subarray(0, 64), out: view.subarray(64, 96) });
-      expect(Array.from(out)).toEqual(Array.from(posenc.t5Bias({ queryLength: 4, heads: 2, weights: weights(64) })));
+      expect(e.message).toMatch(/posenc\.t5Bias: out and weights must not share memory/);
+      const view = thrown(() => posenc.t5Bias({ queryLength: 4, heads: 2, weights: block.array }));
+      expect(view).toBeInstanceOf(TypeError);
+      expect(view.message).toMatch(/weights is a view of posenc's wasm memory/);
+      // two WasmArrays are fine
+      const out = posenc.t5Bias({ queryLength: 4, keyLength: 8, heads: 2, weights: block, out: other });
+      expect(Array.from(out.array)).toEqual(Array.from(posenc.t5Bias({ queryLength: 4, keyLength: 8, heads: 2, weights: weights(64) })));
     } finally {
       block.free();
+      other.free();
     }
   });
 });

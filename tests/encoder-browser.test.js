@@ -1,17 +1,17 @@
-// The encoder in headless Chromium from the package's own ESM (dist/posenc.mjs),
+// The encoder in headless Chromium from the package's own ESM (dist/encoder.mjs),
 // under a strict Content-Security-Policy: it must give the same bits as in Node
 // (both run the SIMD build; the scalar twin is bit-identical anyway).
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
-import { posenc } from './helpers.js';
+import { posencEncoder as posenc } from './helpers.js';
 
 const DIST = new URL('../dist/', import.meta.url);
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 const PAGE = '<!doctype html><meta charset="utf-8"><title>encoder</title><script type="module" src="/page.mjs"></script>';
 // what the page runs: a RoPE encoder with seeded weights, its output and layer-0 attention
 const SCRIPT = `
-import * as posenc from '/dist/posenc.mjs';
+import * as posenc from '/dist/encoder.mjs';
 await posenc.init();
 const encoder = posenc.createEncoder({ vocabSize: 64, dModel: 32, heads: 4, dFF: 64, layers: 2,
   positional: { type: 'rope' }, activation: 'gelu', weights: { seed: 42 } });
@@ -32,7 +32,7 @@ beforeAll(async () => {
     if (req.url === '/') return res.writeHead(200, { ...headers, 'Content-Type': 'text/html' }).end(PAGE);
     if (req.url === '/favicon.ico') return res.writeHead(204).end();
     if (req.url === '/page.mjs') return res.writeHead(200, { ...headers, 'Content-Type': 'text/javascript' }).end(SCRIPT);
-    const name = /^\/dist\/(posenc[\w-]*\.mjs)$/.exec(req.url)?.[1];
+    const name = /^\/dist\/((?:posenc|encoder)[\w-]*\.mjs)$/.exec(req.url)?.[1];
     if (!name) return res.writeHead(404).end();
     return res.writeHead(200, { ...headers, 'Content-Type': 'text/javascript' }).end(readFileSync(new URL(name, DIST)));
   });

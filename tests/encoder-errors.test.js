@@ -1,7 +1,7 @@
 // The encoder's bad-input matrix: every error names the function and the
 // parameter, uses TypeError for wrong types and RangeError for bad values,
 // and leaves posenc's wasm heap as it was (nothing allocated on failure).
-import { posenc, thrown } from './helpers.js';
+import { posencEncoder as posenc, thrown } from './helpers.js';
 
 beforeAll(() => posenc.init());
 

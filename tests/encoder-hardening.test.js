@@ -1,8 +1,7 @@
 // The encoder's options and sizes: checked before any work, read once, and the
 // C struct's layout written from one table that is checked against the header.
 import { readFileSync } from 'node:fs';
-import { posenc, thrown } from './helpers.js';
-import { CONFIG_LAYOUT } from '../src/js/encoder.js';
+import { posencEncoder as posenc, thrown } from './helpers.js';
 
 beforeAll(() => posenc.init());
 
@@ -96,32 +95,3 @@ describe('options are read once: later edits of the caller objects change nothin
   });
 });
 
-describe("posenc_encoder_config: one table, checked against include/posenc.h and src/encoder.c's asserts", () => {
-  const root = new URL('../', import.meta.url);
-  const header = readFileSync(new URL('include/posenc.h', root), 'utf8');
-  const source = readFileSync(new URL('src/encoder.c', root), 'utf8');
-
-  test('the fields, in declaration order, with their C types', () => {
-    const body = /typedef struct posenc_encoder_config \{([^}]*)\} posenc_encoder_config;/.exec(header)[1];
-    const fields = body.split(';').map((s) => s.trim()).filter(Boolean).map((decl) => {
-      const m = /^(.*?)(\w+)$/.exec(decl);
-      const type = m[1].trim();
-      return [m[2], type.endsWith('*') ? 'pointer' : type];
-    });
-    expect(CONFIG_LAYOUT.fields.map((f) => [f.name, f.type])).toEqual(fields);
-  });
-
-  test("every field's offset and the size equal the wasm32 asserts in src/encoder.c", () => {
-    const asserted = Object.fromEntries([...source.matchAll(/^AT\((\w+), (\d+)\);$/gm)].map((m) => [m[1], Number(m[2])]));
-    expect(Object.keys(asserted)).toHaveLength(CONFIG_LAYOUT.fields.length);
-    expect(Object.fromEntries(CONFIG_LAYOUT.fields.map((f) => [f.name, f.offset]))).toEqual(asserted);
-    const size = Number(/_Static_assert\(sizeof\(posenc_encoder_config\) == (\d+)/.exec(source)[1]);
-    expect(CONFIG_LAYOUT.bytes).toBe(size);
-  });
-
-  test('the workspace comes from posenc_encoder_sizes: no formula in encoder.js', () => {
-    const js = readFileSync(new URL('src/js/encoder.js', root), 'utf8');
-    expect(js).toMatch(/posenc_encoder_sizes\(/);
-    expect(js).not.toMatch(/function workLength/);
-  });
-});

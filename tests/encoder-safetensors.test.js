@@ -1,7 +1,7 @@
 // The .safetensors reader and writer against the format's specification
 // (huggingface/safetensors README): files assembled byte by byte here, the
 // binary16 / bfloat16 encodings from IEEE 754 and the bfloat16 definition.
-import { posenc, thrown } from './helpers.js';
+import { posencEncoder as posenc, thrown } from './helpers.js';
 
 /** A file from a header object and raw data bytes, as the format lays it out. */
 function file(header, data, pad = 0) {

@@ -4,7 +4,7 @@
 // independently of src/encoder.c and src/js/encoder.js. Weights are drawn by
 // the test, written with writeSafetensors and loaded from the bytes.
 import { execFileSync } from 'node:child_process';
-import { posenc } from './helpers.js';
+import { posencEncoder as posenc } from './helpers.js';
 
 beforeAll(() => posenc.init());
 
@@ -610,7 +610,7 @@ describe('what positions do to attention', () => {
 
 describe('builds', () => {
   test('the SIMD and baseline wasm give the same bits for every positional scheme (fresh processes)', () => {
-    const dist = new URL('../dist/posenc.mjs', import.meta.url).href;
+    const dist = new URL('../dist/encoder.mjs', import.meta.url).href;
     const script = (simd) => `
       const p = await import(${JSON.stringify(dist)});
       await p.init({ simd: ${simd} });

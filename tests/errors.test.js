@@ -6,13 +6,13 @@
 // the documented class (TypeError: wrong type; RangeError: bad value or size)
 // with a message naming the function and the parameter, leave every caller
 // array untouched and leave the wasm heap where it was (posenc.memoryStats()).
-import { posenc, thrown } from './helpers.js';
+import { posenc, posencEncoder, thrown } from './helpers.js';
 
 const I32 = 2 ** 31 - 1;
 const I32_MIN = -(2 ** 31);
 const FLT_MAX = 3.4028234663852886e38;
 
-beforeAll(() => posenc.init());
+beforeAll(() => Promise.all([posenc.init(), posencEncoder.init()]));
 
 // ------------------------------------------------------------------ bad values by kind
 // Each kind lists [label, make(), error class]; make() builds a fresh value per case
@@ -56,13 +56,28 @@ function detached(Ctor, n) {
   structuredClone(a.buffer, { transfer: [a.buffer] });
   return a;
 }
+// The entry of the function under test: bad WasmArrays are made by it (a
+// WasmArray of the other entry is its own case, 'another copy of posenc').
+let current = posenc;
+const lib = () => current;
+const ENCODER_FNS = new Set(['softmax', 'encoderTensorShapes', 'readSafetensors', 'writeSafetensors']);
+
+const liveOwners = []; // WasmArrays whose views a case passes: freed after each test
+afterEach(() => {
+  for (const wa of liveOwners.splice(0)) wa.free();
+});
+function viewOfLive(type, n) {
+  const wa = lib().allocate(type, n);
+  liveOwners.push(wa);
+  return wa.array;
+}
 function freedWasmArray(type, n) {
-  const wa = posenc.allocate(type, n);
+  const wa = lib().allocate(type, n);
   wa.free();
   return wa;
 }
 function viewOfFreed(type, n) {
-  const wa = posenc.allocate(type, n);
+  const wa = lib().allocate(type, n);
   const view = wa.array;
   wa.free();
   return view;
@@ -75,24 +90,26 @@ const array = (type, n) => [
     ['a DataView', new DataView(new ArrayBuffer(4 * n))], ['an array-like', { length: n }], ['a number', n],
   ]),
   ...OTHER[type].map((C) => [`a ${C.name}`, () => new C(n), TypeError]),
-  [`a '${type === 'int32' ? 'float32' : 'int32'}' WasmArray`, () => posenc.allocate(type === 'int32' ? 'float32' : 'int32', n), TypeError],
-  ['a hand-made WasmArray', () => new posenc.WasmArray(16, type, n), TypeError],
+  [`a '${type === 'int32' ? 'float32' : 'int32'}' WasmArray`, () => lib().allocate(type === 'int32' ? 'float32' : 'int32', n), TypeError],
+  ['a hand-made WasmArray', () => new (lib().WasmArray)(16, type, n), TypeError],
   ...[n - 1, n + 1, 0].filter((m) => m >= 0 && m !== n).map((m) => [`length ${m}`, () => new CTOR[type](m), RangeError]),
   ['a detached array', () => detached(CTOR[type], n), RangeError],
   ['a freed WasmArray', () => freedWasmArray(type, n), RangeError],
-  ['a view of a freed WasmArray', () => viewOfFreed(type, n), RangeError],
-  [`a WasmArray of length ${n + 1}`, () => posenc.allocate(type, n + 1), RangeError],
+  ['a view of a freed WasmArray', () => viewOfFreed(type, n), TypeError],
+  ['a view of a live WasmArray', () => viewOfLive(type, n), TypeError],
+  [`a WasmArray of length ${n + 1}`, () => lib().allocate(type, n + 1), RangeError],
 ];
 /** An in-place array whose length must be a positive multiple of `unit` (x, w). */
 const inPlace = (type, unit, { zeroOk = true } = {}) => [
   ...typeErrors([['an Array', [0, 0]], ['null', null], ['undefined', undefined], ['a string', 'x'], ['an object', {}]]),
   ...OTHER[type].map((C) => [`a ${C.name}`, () => new C(unit), TypeError]),
-  ['a hand-made WasmArray', () => new posenc.WasmArray(16, type, unit), TypeError],
+  ['a hand-made WasmArray', () => new (lib().WasmArray)(16, type, unit), TypeError],
   [`length ${unit + 1}`, () => new CTOR[type](unit + 1), RangeError],
   ...(zeroOk ? [] : [['length 0', () => new CTOR[type](0), RangeError]]),
   ['a detached array', () => detached(CTOR[type], unit), RangeError],
   ['a freed WasmArray', () => freedWasmArray(type, unit), RangeError],
-  ['a view of a freed WasmArray', () => viewOfFreed(type, unit), RangeError],
+  ['a view of a freed WasmArray', () => viewOfFreed(type, unit), TypeError],
+  ['a view of a live WasmArray', () => viewOfLive(type, unit), TypeError],
 ];
 /** LongRoPE's factor list: an Array, Float64Array or Float32Array of n finite numbers > 0. */
 const factorList = (n) => [
@@ -106,13 +123,13 @@ const factorList = (n) => [
 const timestepList = (n) => [
   ...typeErrors([['a number', 1], ['a string', '1,2'], ['null', null], ['an object', {}], ['an Int32Array', new Int32Array(n)],
     ['a Uint8Array', new Uint8Array(n)]]),
-  ["a 'float64' WasmArray (timesteps are read, not used in place)", () => posenc.allocate('float64', n), TypeError],
+  ["a 'float64' WasmArray (timesteps are read, not used in place)", () => lib().allocate('float64', n), TypeError],
   ...[NaN, Infinity, -Infinity].map((v) => [`an entry ${v}`, () => [1, v, 3], RangeError]),
   ...[NaN, Infinity].map((v) => [`a Float64Array entry ${v}`, () => Float64Array.from([1, v, 3]), RangeError]),
   ["an entry '1'", () => [1, '1', 3], TypeError],
   ['an entry null', () => [1, null, 3], TypeError],
   ['a detached Float64Array', () => detached(Float64Array, n), RangeError],
-  ['a view of a freed WasmArray', () => viewOfFreed('float64', n), RangeError],
+  ['a view of a freed WasmArray', () => viewOfFreed('float64', n), TypeError],
 ];
 /** M-RoPE's sections: an array of 3 integers >= 0 adding up to rotaryDim / 2 (4 here). */
 const mropeSection = () => [
@@ -250,7 +267,7 @@ const TABLE = [
     params: {
       length: int(0, I32), offset: int(I32_MIN, I32), rotaryDim: int(2, I32 - 1).concat(rangeErrors([7, 0])), base: num({ above: 1 }),
       precision: oneOf(['float64', 'float32']), scaling: object({ nullOk: true }), 'scaling.type': scalingType,
-      out: object({ nullOk: false }).concat([['a Float32Array', () => f32(16), TypeError], ['a WasmArray', () => posenc.allocate('float32', 16), TypeError]]),
+      out: object({ nullOk: false }).concat([['a Float32Array', () => f32(16), TypeError], ['a WasmArray', () => lib().allocate('float32', 16), TypeError]]),
       'out.cos': array('float32', 16), 'out.sin': array('float32', 16),
       mropeSection: mropeSection(), rope2d: oneOf(['pixtral', 'axial']), grid: patchGrid(),
       'grid.height': int(0, I32), 'grid.width': int(0, I32),
@@ -364,13 +381,13 @@ const TABLE = [
   {
     fn: 'softmax',
     args: () => ({ x: Float32Array.from({ length: 8 }, (_, i) => i - 3), options: { cols: 4 } }),
-    call: (a) => posenc.softmax(a.x, a.options),
+    call: (a) => posencEncoder.softmax(a.x, a.options),
     params: { '#x': inPlace('float32', 4, { zeroOk: false }), cols: int(1, I32).concat(rangeErrors([3, 16])) },
   },
   {
     fn: 'encoderTensorShapes',
     args: () => ({ options: { vocabSize: 10, dModel: 8, heads: 2, dFF: 16, layers: 1 } }),
-    call: (a) => posenc.encoderTensorShapes(a.options),
+    call: (a) => posencEncoder.encoderTensorShapes(a.options),
     params: {
       vocabSize: int(1, I32), dModel: int(1, I32).concat(rangeErrors([7])), heads: int(1, I32).concat(rangeErrors([3])),
       dFF: int(1, I32), layers: int(0, I32), norm: oneOf(['pre', 'post']), activation: oneOf(['relu', 'gelu', 'gelu_tanh']),
@@ -380,8 +397,8 @@ const TABLE = [
   },
   {
     fn: 'readSafetensors',
-    args: () => ({ bytes: posenc.writeSafetensors({ w: { shape: [2], data: new Float32Array([1, 2]) } }) }),
-    call: (a) => posenc.readSafetensors(a.bytes),
+    args: () => ({ bytes: posencEncoder.writeSafetensors({ w: { shape: [2], data: new Float32Array([1, 2]) } }) }),
+    call: (a) => posencEncoder.readSafetensors(a.bytes),
     params: {
       '#bytes': typeErrors([['null', null], ['a string', 'safetensors'], ['a number', 8], ['an Array', [1, 2, 3]], ['a Float32Array', new Float32Array(4)]])
         .concat([['a detached Uint8Array', () => detached(Uint8Array, 32), RangeError], ['8 bytes', () => new Uint8Array(8), RangeError]]),
@@ -390,7 +407,7 @@ const TABLE = [
   {
     fn: 'writeSafetensors',
     args: () => ({ tensors: { w: { shape: [2], data: new Float32Array([1, 2]) } }, options: {} }),
-    call: (a) => posenc.writeSafetensors(a.tensors, a.options),
+    call: (a) => posencEncoder.writeSafetensors(a.tensors, a.options),
     params: {
       '#tensors': object({ nullOk: false }),
       '#tensors.w': typeErrors([['a number', 3], ['a string', 'w'], ['null', null], ['an Array', [1, 2]]]),
@@ -438,8 +455,8 @@ for (const entry of TABLE) {
 function snapshot(args) {
   const seen = [];
   const visit = (v, depth) => {
-    if (v instanceof posenc.WasmArray) {
-      if (posenc.WasmArray.state(v) === 'live') seen.push([v, Array.from(v.array)]);
+    if (v instanceof lib().WasmArray) {
+      if (lib().WasmArray.state(v) === 'live') seen.push([v, Array.from(v.array)]);
     } else if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
       if (v.length > 0) seen.push([v, Array.from(v)]); // a detached array has nothing to compare
     } else if (Array.isArray(v)) {
@@ -451,22 +468,22 @@ function snapshot(args) {
   visit(args, 0);
   return seen;
 }
-const valuesOf = (v) => (v instanceof posenc.WasmArray ? Array.from(v.array) : Array.from(v));
+const valuesOf = (v) => (v instanceof lib().WasmArray ? Array.from(v.array) : Array.from(v));
 
 function expectRejected({ fn, call }, args, Err, names) {
   const arrays = snapshot(args);
-  const before = posenc.memoryStats();
+  const before = lib().memoryStats();
   const error = thrown(() => call(args));
   expect(error).toBeInstanceOf(Err);
   expect(error.message).toContain(`posenc.${fn}:`);
   for (const name of names) expect(error.message).toContain(name);
   for (const [a, values] of arrays) expect(valuesOf(a)).toEqual(values);
-  expect(posenc.memoryStats()).toEqual(before);
+  expect(lib().memoryStats()).toEqual(before);
 }
 
 /** Frees the WasmArrays a case made (live ones only), so cases do not add up. */
 function freeMade(value) {
-  if (value instanceof posenc.WasmArray && posenc.WasmArray.state(value) === 'live') value.free();
+  if (value instanceof lib().WasmArray && lib().WasmArray.state(value) === 'live') value.free();
 }
 
 const generic = [];
@@ -508,6 +525,7 @@ describe.each(TABLE.map((e) => [e.fn, e]))('%s', (_fn, entry) => {
   test.each(mine.map((c) => [c.row.path + (c.row.scaling ? ` (${c.row.scaling})` : ''), c.label, c.Err.name, c]))(
     '%s = %s -> %s',
     (_path, _label, _cls, { row, make, Err }) => {
+      current = ENCODER_FNS.has(entry.fn) ? posencEncoder : posenc;
       const args = entry.args();
       if (row.scaling) setPath(args, argPath('scaling'), structuredClone(SCALINGS[row.scaling]));
       if (row.path.startsWith('scaling.') && !row.scaling) setPath(args, argPath('scaling'), structuredClone(SCALINGS.linear));
@@ -527,6 +545,7 @@ describe.each(TABLE.map((e) => [e.fn, e]))('%s', (_fn, entry) => {
 
 describe.each(TABLE.filter((e) => !NO_OPTIONS.includes(e.fn)).map((e) => [e.fn, e]))('%s: the options object', (_fn, entry) => {
   test.each(generic.filter((g) => g.entry === entry).map((g) => [g.what, g]))('%s', (_what, { patch, Err, names }) => {
+    current = ENCODER_FNS.has(entry.fn) ? posencEncoder : posenc;
     const args = entry.args();
     patch(args);
     expectRejected(entry, args, Err, names);
@@ -620,15 +639,15 @@ test('init: options that are not an object are a TypeError, before and after loa
 });
 
 test('WasmArray: double free, use after free, hand-made arrays raise errors and touch nothing', () => {
-  const before = posenc.memoryStats();
-  const wa = posenc.allocate('float32', 8);
+  const before = lib().memoryStats();
+  const wa = lib().allocate('float32', 8);
   wa.free();
   expect(thrown(() => wa.free()).message).toContain('already freed');
   expect(thrown(() => wa.array).message).toContain('after free');
-  const forged = new posenc.WasmArray(16, 'float32', 8);
+  const forged = new (lib().WasmArray)(16, 'float32', 8);
   expect(thrown(() => forged.array)).toBeInstanceOf(TypeError);
   expect(thrown(() => forged.free())).toBeInstanceOf(TypeError);
-  expect(posenc.memoryStats()).toEqual(before);
+  expect(lib().memoryStats()).toEqual(before);
 });
 
 // ------------------------------------------------------------------ inputs that must work
@@ -661,12 +680,12 @@ describe('shared, frozen, non-extensible and resizable inputs', () => {
     ['ropePermuteWeights', (out) => posenc.ropePermuteWeights(Float32Array.from({ length: 32 }, (_, i) => i), { heads: 1, headDim: 8, from: 'interleaved', to: 'half', out }), Float32Array, 32],
   ];
   test.each(calls)('%s: a SharedArrayBuffer-backed out is filled exactly like a plain one', (_fn, call, C, n) => {
-    const before = posenc.memoryStats();
+    const before = lib().memoryStats();
     const plain = call(new C(n));
     const out = shared(C, n);
     expect(call(out)).toBe(out);
     expect(Array.from(out)).toEqual(Array.from(plain));
-    expect(posenc.memoryStats()).toEqual(before);
+    expect(lib().memoryStats()).toEqual(before);
   });
 
   test('SharedArrayBuffer-backed x, positions, ropeCache out, weights', () => {

@@ -1,8 +1,10 @@
 // helpers.js: shared by the Jest tests. Oracles here evaluate formulas in JS
 // doubles, independently of posenc's code.
 import * as posenc from '../dist/posenc.mjs';
+import * as posencEncoder from '../dist/encoder.mjs';
 
-export { posenc };
+// posenc: the default entry; posencEncoder: 'posenc/encoder' (its own wasm and init()).
+export { posenc, posencEncoder };
 
 /** 2^-23: the accuracy contract for every float posenc returns. */
 export const ULP1 = 2 ** -23;

@@ -4,7 +4,7 @@
 // evaluation length on the same seeded sequences (web/models/manifest.json),
 // and the training-range bar; the README's table must be the manifest's.
 import fs from 'node:fs';
-import { posenc } from './helpers.js';
+import { posencEncoder as posenc } from './helpers.js';
 import { EVAL_NS, SEP, VOCAB_SIZE, copyAccuracy, copyCorrect, copySequence, evalSymbols } from '../web/models/copy-task.js';
 
 const root = new URL('../', import.meta.url);

@@ -3,12 +3,12 @@
 // detach a value between its check and its use; 'constructor' or '__proto__'
 // given as an option is an unknown option, not a match with Object.prototype.
 // Also: a tensor named '__proto__' in .safetensors files.
-import { posenc, thrown } from './helpers.js';
+import { posenc, posencEncoder, thrown } from './helpers.js';
 
 let encoder; // an encoder with RoPE, for its methods and previousTokenHead
 beforeAll(async () => {
-  await posenc.init();
-  encoder = posenc.createEncoder({ vocabSize: 10, dModel: 8, heads: 2, dFF: 16, layers: 1, positional: { type: 'rope' }, weights: { seed: 1 } });
+  await Promise.all([posenc.init(), posencEncoder.init()]);
+  encoder = posencEncoder.createEncoder({ vocabSize: 10, dModel: 8, heads: 2, dFF: 16, layers: 1, positional: { type: 'rope' }, weights: { seed: 1 } });
 });
 afterAll(() => encoder.dispose());
 
@@ -33,13 +33,13 @@ const CALLS = [
   ['t5Bias', (o) => posenc.t5Bias(o), () => ({ heads: 2, queryLength: 3, weights: f32(64) })],
   ['debertaBuckets', (o) => posenc.debertaBuckets(o), () => ({ queryLength: 3 })],
   ['transformerXLEmbedding', (o) => posenc.transformerXLEmbedding(o), () => ({ keyLength: 3, dModel: 4 })],
-  ['softmax', (o) => posenc.softmax(Float32Array.of(1, 2, 3, 4), o), () => ({ cols: 2 })],
-  ['encoderTensorShapes', (o) => posenc.encoderTensorShapes(o), () => ({ vocabSize: 10, dModel: 8, heads: 2, dFF: 16, layers: 1, positional: { type: 'rope', scaling: linear() } })],
-  ['createEncoder', (o) => posenc.createEncoder(o).dispose(), () => ({ vocabSize: 10, dModel: 8, heads: 2, dFF: 16, layers: 1, positional: { type: 't5' }, weights: { seed: 1 } })],
-  ['writeSafetensors', (o) => posenc.writeSafetensors({ w: f32(2) }, o), () => ({ metadata: { a: 'b' } })],
+  ['softmax', (o) => posencEncoder.softmax(Float32Array.of(1, 2, 3, 4), o), () => ({ cols: 2 })],
+  ['encoderTensorShapes', (o) => posencEncoder.encoderTensorShapes(o), () => ({ vocabSize: 10, dModel: 8, heads: 2, dFF: 16, layers: 1, positional: { type: 'rope', scaling: linear() } })],
+  ['createEncoder', (o) => posencEncoder.createEncoder(o).dispose(), () => ({ vocabSize: 10, dModel: 8, heads: 2, dFF: 16, layers: 1, positional: { type: 't5' }, weights: { seed: 1 } })],
+  ['writeSafetensors', (o) => posencEncoder.writeSafetensors({ w: f32(2) }, o), () => ({ metadata: { a: 'b' } })],
   ['encoder.forward', (o) => encoder.forward([1, 2, 3], o), () => ({ causal: true })],
   ['encoder.toSafetensors', (o) => encoder.toSafetensors(o), () => ({ metadata: { a: 'b' } })],
-  ['previousTokenHead', (o) => posenc.previousTokenHead(encoder.tensors(), o), () => ({ heads: 2, positional: { type: 'rope' } })],
+  ['previousTokenHead', (o) => posencEncoder.previousTokenHead(encoder.tensors(), o), () => ({ heads: 2, positional: { type: 'rope' } })],
 ];
 // where nested option objects sit, and how messages name their keys
 const NESTED = {
@@ -100,7 +100,7 @@ describe.each(CALLS.map(([name, call, options]) => [name, call, options]))('%s',
 
 test('writeSafetensors: an own key named like an Object.prototype member in a tensor is unknown', () => {
   for (const key of INHERITED) {
-    const error = thrown(() => posenc.writeSafetensors({ w: withOwn({ shape: [1], data: [1] }, key, 5) }));
+    const error = thrown(() => posencEncoder.writeSafetensors({ w: withOwn({ shape: [1], data: [1] }, key, 5) }));
     expect(error).toBeInstanceOf(TypeError);
     expect(error.message).toContain(`unknown key '${key}' in tensors['w']`);
   }
@@ -171,10 +171,10 @@ describe("a tensor named '__proto__'", () => {
   test('round-trips through writeSafetensors and readSafetensors as an own key; the result keeps its prototype', () => {
     const tensors = { ['__proto__']: { shape: [2], data: [1.5, -2] }, w: Float32Array.of(3) };
     expect(Object.keys(tensors)).toEqual(['__proto__', 'w']); // a computed key is an own property
-    const bytes = posenc.writeSafetensors(tensors, { metadata: { ['__proto__']: 'p', constructor: 'c' } });
+    const bytes = posencEncoder.writeSafetensors(tensors, { metadata: { ['__proto__']: 'p', constructor: 'c' } });
     const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + Number(new DataView(bytes.buffer).getBigUint64(0, true)))));
     expect(Object.keys(header)).toEqual(['__metadata__', '__proto__', 'w']);
-    const read = posenc.readSafetensors(bytes);
+    const read = posencEncoder.readSafetensors(bytes);
     expect(Object.getPrototypeOf(read.tensors)).toBe(Object.prototype);
     expect(Object.keys(read.tensors)).toEqual(['__proto__', 'w']);
     expect(Object.hasOwn(read.tensors, '__proto__')).toBe(true);
@@ -190,7 +190,7 @@ describe("a tensor named '__proto__'", () => {
     new DataView(bytes.buffer).setBigUint64(0, BigInt(json.length), true);
     bytes.set(new TextEncoder().encode(json), 8);
     new DataView(bytes.buffer).setFloat32(8 + json.length, 0.25, true);
-    const { tensors } = posenc.readSafetensors(bytes);
+    const { tensors } = posencEncoder.readSafetensors(bytes);
     expect(Object.getPrototypeOf(tensors)).toBe(Object.prototype);
     expect(Object.keys(tensors)).toEqual(['__proto__']);
     expect(Array.from(tensors['__proto__'].data)).toEqual([0.25]);

@@ -1,9 +1,9 @@
 // RoPE bad inputs: every parameter gets a TypeError (wrong type) or RangeError
 // (bad value or size) whose message names posenc.<fn> and the parameter; the
 // caller's arrays are untouched and nothing leaks in the wasm heap.
-import { posenc, thrown } from './helpers.js';
+import { posenc, posencEncoder, thrown } from './helpers.js';
 
-beforeAll(() => posenc.init());
+beforeAll(() => Promise.all([posenc.init(), posencEncoder.init()]));
 
 const linear = { type: 'linear', factor: 2 };
 const yarn = { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 4096 };
@@ -246,7 +246,7 @@ describe("a config.json rope_scaling pasted as scaling: refused, with the camelC
     ['ropeFrequencies', () => posenc.ropeFrequencies({ rotaryDim: 64, scaling: pasted }), 'posenc.ropeFrequencies: scaling'],
     ['ropeCache', () => posenc.ropeCache({ rotaryDim: 64, length: 4, scaling: pasted }), 'posenc.ropeCache: scaling'],
     ['applyRope', () => posenc.applyRope(x(), { heads: 2, headDim: 64, scaling: pasted }), 'posenc.applyRope: scaling'],
-    ['createEncoder positional.scaling', () => posenc.createEncoder({
+    ['createEncoder positional.scaling', () => posencEncoder.createEncoder({
       vocabSize: 8, dModel: 128, heads: 2, dFF: 8, layers: 1, weights: { seed: 1 }, positional: { type: 'rope', scaling: pasted },
     }), 'posenc.createEncoder: positional (rope): scaling'],
   ])('%s', (_, call, where) => {

@@ -5,11 +5,14 @@
 // README's Performance section quotes these figures).
 import { ENTRIES, entrySize, fileSize } from '../bench/size.mjs';
 
-const SLACK = 128; // bytes: room for a message's rewording, not for a feature
+const SLACK = 128;
+// each entry's baseline wasm (for engines without SIMD)
+const BASELINE = { posenc: 'dist/posenc-baseline.wasm', 'posenc/encoder': 'dist/posenc-encoder-baseline.wasm' }; // bytes: room for a message's rewording, not for a feature
 
 // gzip level 9 (Node's zlib) of what each entry fetches, as measured when set
 const BUDGETS = {
-  posenc: 54173,
+  posenc: 37279,
+  'posenc/encoder': 60006,
 };
 
 test('every public entry has a budget', () => {
@@ -27,15 +30,15 @@ describe.each(Object.keys(ENTRIES))("entry '%s'", (name) => {
   test('fetches no chunk holding a wasm build it may not need', () => {
     // the baseline wasm is for engines without SIMD: import() only, never static
     const staticFiles = size.files.map((f) => f.file);
-    for (const f of staticFiles.slice(1)) expect(f).toMatch(/^dist\/posenc-chunk-[\w-]+\.mjs$/);
-    const baseline = fileSize('dist/posenc-baseline.wasm');
+    for (const f of staticFiles.slice(1)) expect(f).toMatch(/^dist\/(posenc|encoder)-chunk-[\w-]+\.mjs$/);
+    const baseline = fileSize(BASELINE[name]);
     for (const f of size.files.slice(1)) expect(f.bytes).toBeLessThan(baseline.bytes);
   });
 });
 
-test('the default entry loads the baseline build lazily', () => {
-  const { lazy } = entrySize(ENTRIES.posenc);
+test.each(Object.keys(ENTRIES))("entry '%s' loads its baseline build lazily", (name) => {
+  const { lazy } = entrySize(ENTRIES[name]);
   // base64 of the baseline wasm: 4/3 of its bytes
-  const baseline = fileSize('dist/posenc-baseline.wasm');
+  const baseline = fileSize(BASELINE[name]);
   expect(lazy.some((f) => f.bytes > (baseline.bytes * 4) / 3)).toBe(true);
 });

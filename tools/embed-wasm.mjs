@@ -1,6 +1,6 @@
 // embed-wasm.mjs: writes the wasm as a base64 string module, so the package's
 // JS carries its wasm inline and no bundler, CDN or worker has to find a file.
-// usage: node tools/embed-wasm.mjs dist/posenc.wasm build/wasm-inline.js
+// usage: node tools/embed-wasm.mjs dist/posenc.wasm build/posenc.wasm.js
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const [input, output] = process.argv.slice(2);

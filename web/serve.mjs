@@ -47,7 +47,7 @@ const PAGE_EXTENSIONS = new Set(['.html', '.css', '.js', '.svg']);
 // declarations: the page never loads them.
 const SHARED_FILE = 'src/cli/torch.js';
 const PACKAGE_FILE =
-  /^dist\/posenc(?:-chunk-[A-Za-z0-9_-]+)?\.mjs$|^dist\/posenc(?:-baseline)?\.wasm$|^src\/cli\/torch\.js$/;
+  /^dist\/(?:posenc|encoder)(?:-chunk-[A-Za-z0-9_-]+)?\.mjs$|^dist\/posenc(?:-encoder)?(?:-baseline)?\.wasm$|^src\/cli\/torch\.js$/;
 
 // The model files: only under models/, only these two kinds (no other .json anywhere).
 const MODEL_FILE = /^models\/(?:[A-Za-z0-9_-]+\.safetensors|manifest\.json)$/;

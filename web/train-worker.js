@@ -7,7 +7,7 @@
 // Messages in:  { id, tasks: [{ key, scheme, scaling, n, count }] }
 // Messages out: { id, key, n, count, tokenAccuracy, exactMatch } per point,
 //               { id, finished: true } at the end, { id, error } on failure.
-import * as posenc from './dist/posenc.mjs';
+import * as posenc from './dist/encoder.mjs';
 import { copyAccuracy } from './models/copy-task.js';
 import { SCHEMES, loadModel, modelOptions } from './copy-models.js';
 

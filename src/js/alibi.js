@@ -1,9 +1,10 @@
 // alibi.js: ALiBi slopes and biases (Press et al. 2022; formulas in include/posenc.h).
-import { describe, heapCall } from './heap.js';
-import { wasm } from './wasm.js';
+import { describe, isPlainObject } from './core/describe.js';
+import { heapCall } from './core/heap.js';
+import { wasm } from './core/instance.js';
 import {
-  INT32_MAX, boolean, checkLength, elementCount, integer, isOptionsObject, number, readOptions, typedArray,
-} from './params.js';
+  INT32_MAX, boolean, checkLength, elementCount, integer, number, readOptions, typedArray,
+} from './core/options.js';
 
 const maxBias = number({ above: 0, default: 8 });
 const headsParam = integer(1, INT32_MAX);
@@ -30,7 +31,7 @@ export function alibiSlopes(options, shorthandOptions) {
     headsParam.check(fn, 'heads', options);
     o = { heads: options, ...readOptions(fn, shorthandOptions === undefined ? {} : shorthandOptions, { maxBias }) };
   } else {
-    if (!isOptionsObject(options)) {
+    if (!isPlainObject(options)) {
       throw new TypeError(`posenc.${fn}: expects an options object { heads, maxBias? } (or a number of heads), got ${describe(options)}`);
     }
     if (shorthandOptions !== undefined) {

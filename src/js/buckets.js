@@ -1,10 +1,9 @@
 // buckets.js: T5 and DeBERTa-v2 relative-position buckets (formulas in include/posenc.h),
 // bit for bit with Hugging Face's float32 evaluation.
-import { WasmArray, heapCall } from './heap.js';
-import { wasm } from './wasm.js';
-import { INT32_MAX, boolean, checkLength, elementCount, integer, readOptions, typedArray } from './params.js';
-
-const POSENC_ERR_INVALID_ARGUMENT = -2; // include/posenc.h posenc_status
+import { status as STATUS } from '../../build/abi.js';
+import { WasmArray, checkDisjoint, heapCall } from './core/heap.js';
+import { wasm } from './core/instance.js';
+import { INT32_MAX, boolean, checkLength, elementCount, integer, readOptions, typedArray } from './core/options.js';
 
 const matrixOptions = {
   queryLength: integer(0, INT32_MAX),
@@ -19,11 +18,15 @@ const t5Options = {
   queryOffset: integer(0, INT32_MAX, { default: 0 }),
 };
 
-// What the bucket formula needs beyond each parameter's own range.
-function checkT5(fn, o) {
+/**
+ * What T5's bucket formula needs beyond each parameter's own range, for
+ * { bidirectional, numBuckets, maxDistance }; `label` names the options in
+ * messages (the encoder's are positional.numBuckets, ...).
+ */
+export function checkT5Buckets(fn, o, label = (key) => key) {
   if (o.bidirectional && (o.numBuckets % 2 !== 0 || o.numBuckets < 4)) {
     throw new RangeError(
-      `posenc.${fn}: numBuckets must be even and >= 4 when bidirectional (half of them per direction, ` +
+      `posenc.${fn}: ${label('numBuckets')} must be even and >= 4 when bidirectional (half of them per direction, ` +
         `each half >= 2; Hugging Face floors an odd count and silently leaves a bucket unused), got ${o.numBuckets}`,
     );
   }
@@ -31,10 +34,15 @@ function checkT5(fn, o) {
   const maxExact = Math.floor(perDirection / 2);
   if (o.maxDistance <= maxExact) {
     throw new RangeError(
-      `posenc.${fn}: maxDistance must be > ${maxExact} (numBuckets ${o.bidirectional ? '/ 4' : '/ 2'}, the distances ` +
+      `posenc.${fn}: ${label('maxDistance')} must be > ${maxExact} (numBuckets ${o.bidirectional ? '/ 4' : '/ 2'}, the distances ` +
         `with a bucket each: log(maxDistance / ${maxExact}) divides the log term and must be > 0), got ${o.maxDistance}`,
     );
   }
+}
+
+// The T5 checks of a bucket matrix: the formula's, and int32 query positions.
+function checkT5(fn, o) {
+  checkT5Buckets(fn, o);
   if (o.queryLength > 0 && o.queryOffset + o.queryLength - 1 > INT32_MAX) {
     throw new RangeError(
       `posenc.${fn}: queryOffset + queryLength - 1 must be at most ${INT32_MAX} (positions are int32), got ${o.queryOffset + o.queryLength - 1}`,
@@ -75,16 +83,6 @@ const t5BiasSpec = {
   out: typedArray('float32', { optional: true }),
 };
 
-// The byte range of an array in wasm memory, or null when it lives in JS memory.
-function wasmRange(fn, a) {
-  if (a instanceof WasmArray) {
-    const start = a.pointer(fn);
-    return [start, start + a.length * 4];
-  }
-  if (a.buffer !== wasm(fn).memory.buffer) return null;
-  return [a.byteOffset, a.byteOffset + a.byteLength];
-}
-
 /**
  * T5's learned relative bias (Hugging Face T5Attention.compute_bias),
  * Float32Array [heads][queryLength][keyLength]: out[h][r][j] =
@@ -105,10 +103,8 @@ export function t5Bias(options) {
   const out = o.out ?? new Float32Array(n);
   if (o.out) {
     checkLength(fn, 'out', out, n);
-    const [a, b] = [wasmRange(fn, out), wasmRange(fn, o.weights)];
-    if (a && b && a[0] < b[1] && b[0] < a[1]) {
-      throw new RangeError(`posenc.${fn}: out must not overlap weights in wasm memory, got overlapping arrays`);
-    }
+    // both in wasm memory: the C would read weights while writing out (copies never alias)
+    if (WasmArray.isBranded(out) && WasmArray.isBranded(o.weights)) checkDisjoint(fn, 'out', out, 'weights', o.weights);
   }
   heapCall(
     fn,
@@ -157,7 +153,7 @@ function debertaBucket(fn, rel, bucketSize, maxPosition) {
   let status = 0;
   heapCall(fn, [{ array: out, type: 'float32', length: 1, copyOut: true }], (ptr) => {
     status = exports.posenc_deberta_bucket(ptr, rel, bucketSize, maxPosition);
-    return status === POSENC_ERR_INVALID_ARGUMENT ? 0 : status; // reported by the caller, naming maxPosition
+    return status === STATUS.ERR_INVALID_ARGUMENT ? 0 : status; // reported by the caller, naming maxPosition
   });
   return status === 0 ? out[0] : null;
 }

@@ -1,18 +1,20 @@
-// posenc: positional encodings for transformers, exact to float32, in WebAssembly.
-export { init, isReady, simdSupported, wasmBuild } from './wasm.js';
-export { allocate, memoryStats, WasmArray } from './heap.js';
-export { sinusoidal, sinusoidalFrequencies, addSinusoidal, LAYOUTS } from './sinusoidal.js';
-export { sinusoidal2d } from './sinusoidal2d.js';
-export { timestepEmbedding } from './timestep.js';
-export { relativePositions } from './relative.js';
-export {
-  ropeFrequencies, ropeFromConfig, ropeCache, applyRope, ropePermuteWeights, ROPE_TYPES, ROPE_LAYOUTS, ROPE_2D,
-} from './rope.js';
-export { mropePositions } from './mrope.js';
-export { alibiSlopes, alibiBias } from './alibi.js';
-export { t5Buckets, t5Bias, debertaBuckets } from './buckets.js';
-export { transformerXLEmbedding } from './transformer_xl.js';
-export {
-  createEncoder, encoderTensorShapes, previousTokenHead, softmax, POSITIONAL_TYPES, CONFIG_METADATA_KEY,
-} from './encoder.js';
-export { readSafetensors, writeSafetensors, SAFETENSORS_DTYPES } from './safetensors.js';
+// posenc: positional encodings for transformers, exact to float32, in
+// WebAssembly. The default entry: every positional encoding, with its own
+// small wasm inline. The tiny encoder is the other entry, 'posenc/encoder'.
+import { exports_posenc } from '../../build/abi.js';
+import { wasmBase64 } from '../../build/posenc.wasm.js';
+import { makeInit } from './core/load.js';
+
+export * from './api.js';
+
+/**
+ * Loads posenc's wasm (inline in this module): call once, and await it,
+ * before any compute function.
+ */
+export const { init, wasmBuild } = makeInit(
+  {
+    simd: () => wasmBase64,
+    baseline: async () => (await import('../../build/posenc-baseline.wasm.js')).wasmBase64,
+  },
+  exports_posenc,
+);

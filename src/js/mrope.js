@@ -1,13 +1,13 @@
 // mrope.js: the [3][seq] M-RoPE positions of text and image / video spans, as
 // Hugging Face's Qwen2-VL and Qwen2.5-VL get_rope_index build them (formula,
 // source and example in include/posenc.h, posenc_mrope_positions).
-import { describe, heapCall } from './heap.js';
-import { wasm } from './wasm.js';
-import { INT32_MAX, checkLength, elementCount, integer, number, readOptions, snapshot, typedArray } from './params.js';
+import { mrope_kind as KINDS, mrope_span as SPAN, status as STATUS } from '../../build/abi.js';
+import { describe, fail } from './core/describe.js';
+import { heapCall } from './core/heap.js';
+import { wasm } from './core/instance.js';
+import { writeStruct } from './core/struct.js';
+import { INT32_MAX, checkLength, elementCount, integer, number, readOptions, snapshot, typedArray } from './core/options.js';
 
-const fail = (Err, fn, name, allowed, v) => new Err(`posenc.${fn}: ${name} must be ${allowed}, got ${describe(v)}`);
-const KINDS = ['text', 'image', 'video']; // posenc_mrope_kind
-const SPAN_BYTES = 24; // posenc_mrope_span on wasm32 (asserted in src/mrope_positions.c)
 const SPAN_FORMS = "{ text: n }, { image: { t, h, w } } or { video: { t, h, w, secondsPerGrid? } } (a grid may also be [t, h, w])";
 
 /** One span: { kind, t, h, w, secondsPerGrid }. */
@@ -86,22 +86,22 @@ export function mropePositions(options) {
   const { exports } = wasm(fn);
   const out = o.out ?? new Int32Array(n);
   if (o.out) checkLength(fn, 'out', out, n);
-  // posenc_mrope_span records: int kind, size_t t, h, w (wasm32: 4 bytes each), double seconds_per_grid
-  const records = new ArrayBuffer(Math.max(o.spans.length, 1) * SPAN_BYTES);
-  o.spans.forEach((s, i) => {
-    new Int32Array(records, i * SPAN_BYTES, 4).set([KINDS.indexOf(s.kind), s.t, s.h, s.w]);
-    new Float64Array(records, i * SPAN_BYTES + 16, 1)[0] = s.secondsPerGrid;
-  });
+  const words = (Math.max(o.spans.length, 1) * SPAN.bytes) / 4; // posenc_mrope_span records
   heapCall(
     fn,
     [
       { array: out, type: 'int32', length: n, copyOut: true },
-      { array: new Int32Array(records), type: 'int32', length: records.byteLength / 4, copyIn: true },
+      { array: new Int32Array(words), type: 'int32', length: words },
     ],
     (pOut, pSpans) => {
+      const { memory } = wasm(fn);
+      o.spans.forEach((s, i) => {
+        const fields = { kind: KINDS.indexOf(s.kind), t: s.t, h: s.h, w: s.w, seconds_per_grid: s.secondsPerGrid };
+        writeStruct(memory, pSpans + i * SPAN.bytes, SPAN, fields);
+      });
       const status = exports.posenc_mrope_positions(pOut, n, seq, pSpans, o.spans.length, m, o.tokensPerSecond);
       // invalid argument: some position past int32 (a long sequence, or a wide temporal spacing)
-      if (status === -2) throw new RangeError(`posenc.${fn}: the positions pass int32 (${INT32_MAX}): too many tokens, or tokensPerSecond * secondsPerGrid too large`);
+      if (status === STATUS.ERR_INVALID_ARGUMENT) throw new RangeError(`posenc.${fn}: the positions pass int32 (${INT32_MAX}): too many tokens, or tokensPerSecond * secondsPerGrid too large`);
       return status;
     },
   );

@@ -1,7 +1,7 @@
 // relative.js: the relative-position matrix of the JAX/Flax tutorial.
-import { heapCall } from './heap.js';
-import { wasm } from './wasm.js';
-import { INT32_MAX, INT32_MIN, checkLength, elementCount, integer, readOptions, typedArray } from './params.js';
+import { heapCall } from './core/heap.js';
+import { wasm } from './core/instance.js';
+import { INT32_MAX, INT32_MIN, checkLength, elementCount, integer, readOptions, typedArray } from './core/options.js';
 
 const spec = {
   queryLength: integer(0, INT32_MAX),

@@ -1,14 +1,16 @@
 // sinusoidal.js: Vaswani's sinusoidal tables (layouts and formulas in README
 // and include/posenc.h), written out or added to embeddings in place.
-import { heapCall } from './heap.js';
-import { wasm } from './wasm.js';
+import { layout as LAYOUT_NAMES, order as ORDER_NAMES } from '../../build/abi.js';
+import { countOf, heapCall } from './core/heap.js';
+import { wasm } from './core/instance.js';
 import {
   INT32_MAX, INT32_MIN, checkLength, elementCount, integer, number, oneOf, readOptions, typedArray,
-} from './params.js';
+} from './core/options.js';
 
-/** Layout names, in the order of the C enum posenc_layout. */
-export const LAYOUTS = ['interleaved', 'concatenated', 'tensor2tensor', 'fairseq'];
-const ORDERS = ['bsd', 'sbd'];
+/** Table layouts (posenc_layout). */
+export const LAYOUTS = LAYOUT_NAMES;
+/** Axis orders of addSinusoidal's x (posenc_order). */
+const ORDERS = ORDER_NAMES;
 const FLT_MAX = 3.4028234663852886e38;
 
 const tableOptions = {
@@ -24,9 +26,14 @@ function checkTable(fn, o, rows) {
       `posenc.${fn}: offset + ${fn === 'sinusoidal' ? 'length' : 'seq'} - 1 must be at most ${INT32_MAX} (positions are int32), got ${o.offset + rows - 1}`,
     );
   }
-  if (o.layout === 'fairseq' && o.dModel < 4) {
+  checkLayoutWidth(fn, o.layout, o.dModel);
+}
+
+/** fairseq's formula divides by zero below dModel = 4 (include/posenc.h); `name` is how messages call the layout option. */
+export function checkLayoutWidth(fn, layout, dModel, name = 'layout') {
+  if (layout === 'fairseq' && dModel < 4) {
     throw new RangeError(
-      `posenc.${fn}: layout 'fairseq' needs dModel >= 4 (its formula divides by zero below that; 'tensor2tensor' gives the same values and allows any dModel), got ${o.dModel}`,
+      `posenc.${fn}: ${name} 'fairseq' needs dModel >= 4 (its formula divides by zero below that; 'tensor2tensor' gives the same values and allows any dModel), got dModel ${dModel}`,
     );
   }
 }
@@ -104,17 +111,18 @@ export function addSinusoidal(x, options) {
   typedArray('float32').check(fn, 'x', x);
   const o = readOptions(fn, options, addSpec);
   const rowElements = o.batch * o.dModel;
-  if (x.length % rowElements !== 0) {
+  const xLength = countOf(x);
+  if (xLength % rowElements !== 0) {
     throw new RangeError(
-      `posenc.${fn}: x.length must be a multiple of batch * dModel = ${rowElements}, got ${x.length}`,
+      `posenc.${fn}: xLength must be a multiple of batch * dModel = ${rowElements}, got ${xLength}`,
     );
   }
-  const seq = x.length / rowElements;
+  const seq = xLength / rowElements;
   checkTable(fn, o, seq);
   const { exports } = wasm(fn);
-  heapCall(fn, [{ array: x, type: 'float32', length: x.length, copyIn: true, copyOut: true }], (ptr) =>
+  heapCall(fn, [{ array: x, type: 'float32', length: xLength, copyIn: true, copyOut: true }], (ptr) =>
     exports.posenc_add_sinusoidal(
-      ptr, x.length, o.batch, seq, o.dModel, ORDERS.indexOf(o.order), o.scale, o.base, o.offset,
+      ptr, xLength, o.batch, seq, o.dModel, ORDERS.indexOf(o.order), o.scale, o.base, o.offset,
       LAYOUTS.indexOf(o.layout),
     ),
   );

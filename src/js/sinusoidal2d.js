@@ -1,8 +1,8 @@
 // sinusoidal2d.js: the 2-D sine-cosine table of ViTs, MAE and DiT (formula,
 // sources and layout in include/posenc.h, posenc_sinusoidal_2d).
-import { heapCall } from './heap.js';
-import { wasm } from './wasm.js';
-import { INT32_MAX, boolean, checkLength, elementCount, integer, number, readOptions, typedArray } from './params.js';
+import { heapCall } from './core/heap.js';
+import { wasm } from './core/instance.js';
+import { INT32_MAX, boolean, checkLength, elementCount, integer, number, readOptions, typedArray } from './core/options.js';
 
 const spec = {
   height: integer(0, INT32_MAX),

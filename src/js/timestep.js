@@ -1,20 +1,22 @@
 // timestep.js: diffusers' sinusoidal timestep embedding (formula, source and
 // layout in include/posenc.h, posenc_timestep_embedding).
-import { describe, heapCall, typeOf } from './heap.js';
-import { wasm } from './wasm.js';
-import { INT32_MAX, boolean, checkLength, elementCount, integer, number, readOptions, typedArray } from './params.js';
+import { status as STATUS } from '../../build/abi.js';
+import { fail, typedArrayType } from './core/describe.js';
+import { heapCall } from './core/heap.js';
+import { lengthOf } from './core/typed.js';
+import { wasm } from './core/instance.js';
+import { INT32_MAX, boolean, checkLength, elementCount, integer, number, readOptions, typedArray } from './core/options.js';
 
-const fail = (Err, fn, name, allowed, v) => new Err(`posenc.${fn}: ${name} must be ${allowed}, got ${describe(v)}`);
 
 /** Real timesteps: a Float32Array, a Float64Array or an Array of finite numbers, read as doubles. */
 const timestepList = () => ({
   check(fn, name, v) {
     const allowed = 'a Float32Array, Float64Array or Array of finite numbers';
-    if (!Array.isArray(v) && typeOf(v) !== 'Float64Array' && typeOf(v) !== 'Float32Array') throw fail(TypeError, fn, name, allowed, v);
+    if (!Array.isArray(v) && typedArrayType(v) !== 'Float64Array' && typedArrayType(v) !== 'Float32Array') throw fail(TypeError, fn, name, allowed, v);
     // a detached typed array reads as empty: it would pass for "no timesteps"
-    typedArray(typeOf(v) === 'Float32Array' ? 'float32' : 'float64').check(fn, name, Array.isArray(v) ? new Float64Array(0) : v);
-    const out = new Float64Array(v.length);
-    for (let i = 0; i < v.length; i++) {
+    typedArray(typedArrayType(v) === 'Float32Array' ? 'float32' : 'float64').check(fn, name, Array.isArray(v) ? new Float64Array(0) : v);
+    const out = new Float64Array(Array.isArray(v) ? v.length : lengthOf(v));
+    for (let i = 0; i < out.length; i++) {
       if (typeof v[i] !== 'number') throw fail(TypeError, fn, `${name}[${i}]`, 'a finite number', v[i]);
       if (!Number.isFinite(v[i])) throw fail(RangeError, fn, `${name}[${i}]`, 'a finite number', v[i]);
       out[i] = v[i];
@@ -74,7 +76,7 @@ export function timestepEmbedding(options) {
       const status = exports.posenc_timestep_embedding(
         pOut, n, pSteps, steps, o.dim, o.flipSinToCos ? 1 : 0, o.downscaleFreqShift, o.scale, o.maxPeriod,
       );
-      if (status === -2) throw overflow(fn, o, half); // thrown before anything is copied out
+      if (status === STATUS.ERR_INVALID_ARGUMENT) throw overflow(fn, o, half); // thrown before anything is copied out
       return status;
     },
   );

@@ -1,7 +1,7 @@
 // transformer_xl.js: Transformer-XL's relative sinusoid (Dai et al. 2019; formula in include/posenc.h).
-import { heapCall } from './heap.js';
-import { wasm } from './wasm.js';
-import { INT32_MAX, checkLength, elementCount, integer, readOptions, typedArray } from './params.js';
+import { heapCall } from './core/heap.js';
+import { wasm } from './core/instance.js';
+import { INT32_MAX, checkLength, elementCount, integer, readOptions, typedArray } from './core/options.js';
 
 const clampLength = integer(0, INT32_MAX, { default: 0 });
 

@@ -6,7 +6,7 @@
 // probabilities. Screenshots go to build/screenshots/encoder-*.png.
 import { readFileSync } from 'node:fs';
 import { invert, SIZE } from '../../web/colormap.js';
-import { posenc } from '../helpers.js';
+import { posencEncoder as posenc } from '../helpers.js';
 import { launch, openPage, cellSpan, readPixels, setControls, draws, redrawn, frames, SCREENSHOTS } from './chromium.js';
 
 const DEFAULT_TEXT = 'the cat sat on the mat';

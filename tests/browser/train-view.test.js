@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { invert, SIZE } from '../../web/colormap.js';
 import { PALETTE, PALETTE_DARK } from '../../web/lines.js';
 import { EVAL_NS, copyAccuracy, copyCorrect, copySequence } from '../../web/models/copy-task.js';
-import { posenc } from '../helpers.js';
+import { posencEncoder as posenc } from '../helpers.js';
 import { launch, openPage, cellSpan, readPixels, setControls, draws, redrawn, frames, SCREENSHOTS } from './chromium.js';
 
 const SCHEMES = ['none', 'learned', 'sinusoidal', 'rope', 'alibi', 't5'];

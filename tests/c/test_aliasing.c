@@ -40,26 +40,26 @@ static void test_rope_apply(void)
 {
     arena_reset();
     CHECK(posenc_rope_apply(AT(float, 0), 16, 1, 4, 1, 4, 4, POSENC_ROPE_HALF, inv_freq, 1.0, 0,
-                            AT(int32_t, 32), 4, POSENC_ROPE_PRECISION_DOUBLE) == POSENC_ERR_INVALID_ARGUMENT);
+                            AT(int32_t, 32), 4, POSENC_ROPE_PRECISION_FLOAT64) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(posenc_rope_apply(AT(float, 16), 16, 1, 4, 1, 4, 4, POSENC_ROPE_HALF, inv_freq, 1.0, 0,
                             AT(int32_t, 4), 4, POSENC_ROPE_PRECISION_FLOAT32) == POSENC_ERR_INVALID_ARGUMENT);
     /* the last position shares its 4 bytes with x[0] */
     CHECK(posenc_rope_apply(AT(float, 12), 16, 1, 4, 1, 4, 4, POSENC_ROPE_HALF, inv_freq, 1.0, 0,
-                            AT(int32_t, 0), 4, POSENC_ROPE_PRECISION_DOUBLE) == POSENC_ERR_INVALID_ARGUMENT);
+                            AT(int32_t, 0), 4, POSENC_ROPE_PRECISION_FLOAT64) == POSENC_ERR_INVALID_ARGUMENT);
     /* per batch and row: 2 x 4 positions, x of the second batch over them */
     CHECK(posenc_rope_apply(AT(float, 0), 32, 2, 4, 1, 4, 4, POSENC_ROPE_INTERLEAVED, inv_freq, 1.0, 0,
-                            AT(int32_t, 96), 8, POSENC_ROPE_PRECISION_DOUBLE) == POSENC_ERR_INVALID_ARGUMENT);
+                            AT(int32_t, 96), 8, POSENC_ROPE_PRECISION_FLOAT64) == POSENC_ERR_INVALID_ARGUMENT);
     /* inv_freq[1] inside x */
     CHECK(posenc_rope_apply(AT(float, 8), 16, 1, 4, 1, 4, 4, POSENC_ROPE_HALF, AT(double, 0), 1.0, 3, NULL, 0,
-                            POSENC_ROPE_PRECISION_DOUBLE) == POSENC_ERR_INVALID_ARGUMENT);
+                            POSENC_ROPE_PRECISION_FLOAT64) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(posenc_rope_apply(AT(float, 0), 16, 1, 4, 1, 4, 4, POSENC_ROPE_HALF, AT(double, 56), 1.0, 3, NULL, 0,
                             POSENC_ROPE_PRECISION_FLOAT32) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(arena_unchanged());
     /* touching, not overlapping: positions and inv_freq right after x, or right before it */
     CHECK(posenc_rope_apply(AT(float, 0), 16, 1, 4, 1, 4, 4, POSENC_ROPE_HALF, AT(double, 80), 1.0, 0,
-                            AT(int32_t, 64), 4, POSENC_ROPE_PRECISION_DOUBLE) == POSENC_OK);
+                            AT(int32_t, 64), 4, POSENC_ROPE_PRECISION_FLOAT64) == POSENC_OK);
     CHECK(posenc_rope_apply(AT(float, 32), 16, 1, 4, 1, 4, 4, POSENC_ROPE_HALF, AT(double, 16), 1.0, 0,
-                            AT(int32_t, 0), 4, POSENC_ROPE_PRECISION_DOUBLE) == POSENC_OK);
+                            AT(int32_t, 0), 4, POSENC_ROPE_PRECISION_FLOAT64) == POSENC_OK);
 }
 
 /* cos and sin [4][1] with four positions and one frequency. */
@@ -68,23 +68,23 @@ static void test_rope_cache(void)
     arena_reset();
     float *spare = AT(float, 512);
     CHECK(posenc_rope_cache(AT(float, 0), spare, 4, 4, 0, AT(int32_t, 8), 2, inv_freq, 1.0,
-                            POSENC_ROPE_PRECISION_DOUBLE) == POSENC_ERR_INVALID_ARGUMENT);
+                            POSENC_ROPE_PRECISION_FLOAT64) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(posenc_rope_cache(spare, AT(float, 0), 4, 4, 0, AT(int32_t, 12), 2, inv_freq, 1.0,
                             POSENC_ROPE_PRECISION_FLOAT32) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(posenc_rope_cache(AT(float, 8), spare, 4, 4, 0, AT(int32_t, 0), 2, inv_freq, 1.0,
-                            POSENC_ROPE_PRECISION_DOUBLE) == POSENC_ERR_INVALID_ARGUMENT);
+                            POSENC_ROPE_PRECISION_FLOAT64) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(posenc_rope_cache(AT(float, 0), spare, 4, 4, 0, NULL, 2, AT(double, 8), 1.0,
-                            POSENC_ROPE_PRECISION_DOUBLE) == POSENC_ERR_INVALID_ARGUMENT);
+                            POSENC_ROPE_PRECISION_FLOAT64) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(posenc_rope_cache(spare, AT(float, 4), 4, 4, 0, NULL, 2, AT(double, 0), 1.0,
                             POSENC_ROPE_PRECISION_FLOAT32) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(arena_unchanged());
     /* touching: positions at [16, 32), cos at [0, 16), sin at [32, 48), inv_freq at [48, 56) */
     CHECK(posenc_rope_cache(AT(float, 0), AT(float, 32), 4, 4, 0, AT(int32_t, 16), 2, AT(double, 48), 1.0,
-                            POSENC_ROPE_PRECISION_DOUBLE) == POSENC_OK);
+                            POSENC_ROPE_PRECISION_FLOAT64) == POSENC_OK);
     /* no row: an empty output overlaps nothing */
     arena_reset();
     CHECK(posenc_rope_cache(AT(float, 0), AT(float, 64), 0, 0, 0, AT(int32_t, 0), 2, AT(double, 0), 1.0,
-                            POSENC_ROPE_PRECISION_DOUBLE) == POSENC_OK);
+                            POSENC_ROPE_PRECISION_FLOAT64) == POSENC_OK);
     CHECK(arena_unchanged());
 }
 

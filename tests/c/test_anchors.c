@@ -164,11 +164,11 @@ static int cache_anchors_direct(const float *c, const float *s, size_t length, c
     for (size_t r = 0; r < length; r++) {
         int64_t p = positions ? positions[r] : (int64_t)offset + (int64_t)r;
         int run_start = r == 0 || (positions && positions[r] != positions[r - 1] + 1);
-        if (!run_start && p % ANCHOR_EVERY != 0 && precision == POSENC_ROPE_PRECISION_DOUBLE)
+        if (!run_start && p % ANCHOR_EVERY != 0 && precision == POSENC_ROPE_PRECISION_FLOAT64)
             continue; /* the float32 recipe computes every row directly: all checked */
         for (size_t k = 0; k < 4; k++) {
             float want_c, want_s;
-            if (precision == POSENC_ROPE_PRECISION_DOUBLE) {
+            if (precision == POSENC_ROPE_PRECISION_FLOAT64) {
                 want_c = (float)(a * cos((double)p * rope_freq[k]));
                 want_s = (float)(a * sin((double)p * rope_freq[k]));
             } else {
@@ -215,7 +215,7 @@ static int rotated_directly(const float *x, const float *was, int64_t p, int lay
         for (size_t k = 0; k < 4; k++) {
             size_t i = layout == POSENC_ROPE_HALF ? k : 2 * k, j = layout == POSENC_ROPE_HALF ? k + 4 : 2 * k + 1;
             float c, s;
-            if (precision == POSENC_ROPE_PRECISION_DOUBLE) {
+            if (precision == POSENC_ROPE_PRECISION_FLOAT64) {
                 c = (float)cos((double)p * rope_freq[k]), s = (float)sin((double)p * rope_freq[k]);
             } else {
                 float angle = (float)p * (float)rope_freq[k];

@@ -28,7 +28,7 @@ static void test_empty_results_do_no_work(void)
     CHECK(posenc_alibi_bias(x, 0, big, 0, 4, 0, 1, 0) == POSENC_OK);
     CHECK(posenc_alibi_bias(x, 0, big, 4, 0, 0, 0, 0) == POSENC_OK);
     CHECK(posenc_rope_apply(x, 0, big * 64, 0, 1, 2, 2, POSENC_ROPE_HALF, inv_freq, 1.0, 0, positions, 0,
-                            POSENC_ROPE_PRECISION_DOUBLE) == POSENC_OK);
+                            POSENC_ROPE_PRECISION_FLOAT64) == POSENC_OK);
     /* attention over zero tokens: it looped over every head */
     CHECK(posenc_attention(x, 0, x, x, x, 0, 0, big * 4, 1, NULL, 0, NULL, 0, NULL, 0, NULL, 0) == POSENC_OK);
     double seconds = (double)(clock() - start) / CLOCKS_PER_SEC;

@@ -2,7 +2,8 @@
 // loaded by <script type="module"> as it is, bundled with esbuild, Vite and
 // webpack (zero configuration: no plugin, no wasm setting), each on a page and
 // inside a Web Worker, every response served with the strict
-// `Content-Security-Policy: script-src 'self' 'wasm-unsafe-eval'`.
+// `Content-Security-Policy: script-src 'self' 'wasm-unsafe-eval'`. Every app
+// uses both entries: 'posenc', and 'posenc/encoder' with its own wasm and init().
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -20,10 +21,15 @@ let base; // URL of the workspace
 
 // What every page computes: the notebook table and values with known formulas.
 const APP = `import { init, isReady, sinusoidal, alibiSlopes, relativePositions, ropeCache } from 'posenc';
+import * as encoderEntry from 'posenc/encoder';
 
 export async function compute(wasm) {
   await init(wasm === undefined ? {} : { wasm });
+  await encoderEntry.init();
+  const enc = encoderEntry.createEncoder({ vocabSize: 8, dModel: 8, heads: 2, dFF: 8, layers: 1, lmHead: true, positional: { type: 'rope' }, weights: { seed: 1 } });
+  const logits = enc.logits([1, 2, 3], { causal: true });
   return {
+    encoder: { logits: logits.length, finite: logits.every(Number.isFinite), pe: Array.from(encoderEntry.sinusoidal({ length: 10, dModel: 6 })) },
     ready: isReady(),
     inWorker: typeof document === 'undefined' && typeof WorkerGlobalScope !== 'undefined',
     pe: Array.from(sinusoidal({ length: 10, dModel: 6 })),
@@ -84,6 +90,8 @@ function checkResult(r, { inWorker = false } = {}) {
   // RoPE cos cache [3][2] at positions 1000..1002, f_k = 10000^(-2k/4)
   const cos = Array.from({ length: 6 }, (_, i) => Math.cos((1000 + Math.floor(i / 2)) * 10000 ** (-(2 * (i % 2)) / 4)));
   expect(maxDiff(v.cos, cos)).toBeLessThanOrEqual(ULP1);
+  // posenc/encoder: its own wasm, the same table bit for bit
+  expect(v.encoder).toEqual({ logits: 24, finite: true, pe: v.pe });
 }
 
 const url = (path) => `${base}/${path}`;
@@ -103,11 +111,12 @@ beforeAll(async () => {
   dir = workspace('browser');
   const root = scratchProject();
   const posencPath = relative(join(dir, 'raw'), join(root, 'node_modules', 'posenc', 'dist', 'posenc.mjs'));
+  const encoderPath = posencPath.replace(/posenc\.mjs$/, 'encoder.mjs');
 
   // 1. as shipped: the page imports dist/posenc.mjs by path (no bundler, no import map)
   writeFiles(join(dir, 'raw'), {
     ...SOURCES,
-    'app.js': APP.replace("from 'posenc'", `from '${posencPath}'`),
+    'app.js': APP.replace("from 'posenc'", `from '${posencPath}'`).replace("from 'posenc/encoder'", `from '${encoderPath}'`),
     // init({ wasm: URL }) of the shipped posenc.wasm: instantiateStreaming on application/wasm
     'main-url.js': MAIN.replace('compute()', `compute(new URL('${posencPath.replace('posenc.mjs', 'posenc.wasm')}', import.meta.url))`),
     'index.html': html('./main.js'),

@@ -1,6 +1,7 @@
 // Node consumers: a scratch project (outside the repository) installs the
 // packed tarball and uses posenc from ESM, from CommonJS, with the wasm given
-// explicitly, and through its CLI (`npx posenc`).
+// explicitly, both entries ('posenc' and 'posenc/encoder'), and through its
+// CLI (`npx posenc`).
 import { NOTEBOOK, PACKAGE, ROOT, maxDiff, mustRun, packed, scratchProject, workspace, writeFiles } from './scratch.js';
 
 const PRINTED = 0.5e-4; // the notebook prints 4 decimals
@@ -43,7 +44,37 @@ try { cjs.sinusoidal({ length: 1, dModel: 2 }); } catch (error) { beforeInit = e
 await Promise.all([esm.init(), cjs.init()]);
 const a = esm.sinusoidal({ length: 10, dModel: 6 });
 const b = cjs.sinusoidal({ length: 10, dModel: 6 });
-console.log(JSON.stringify({ beforeInit, same: a.every((v, i) => v === b[i]), version: createRequire(import.meta.url)('posenc/package.json').version }));
+let foreign;
+try { cjs.applyRope(esm.allocate('float32', 4), { heads: 1, headDim: 4 }); } catch (error) { foreign = error.message; }
+console.log(JSON.stringify({ beforeInit, foreign, same: a.every((v, i) => v === b[i]), version: createRequire(import.meta.url)('posenc/package.json').version }));
+`,
+    // the encoder's entry: its own init(), every positional function too
+    'encoder.mjs': `import { init, createEncoder, sinusoidal, wasmBuild } from 'posenc/encoder';
+await init();
+const enc = createEncoder({ vocabSize: 8, dModel: 6, heads: 2, dFF: 8, layers: 1, lmHead: true, weights: { seed: 1 } });
+const logits = enc.logits([1, 2, 3], { causal: true });
+console.log(JSON.stringify({ build: wasmBuild(), pe: Array.from(sinusoidal({ length: 10, dModel: 6 })), logits: logits.length, finite: logits.every(Number.isFinite) }));
+`,
+    'encoder.cjs': `const posenc = require('posenc/encoder');
+posenc.init().then(() => {
+  const enc = posenc.createEncoder({ vocabSize: 8, dModel: 6, heads: 2, dFF: 8, layers: 1, lmHead: true, weights: { seed: 1 } });
+  console.log(JSON.stringify({ logits: enc.logits([1, 2, 3]).length, tensors: Object.keys(posenc.readSafetensors(enc.toSafetensors()).tensors).length }));
+});
+`,
+    // the two entries in one program: each init() readies its own entry, and the messages say which
+    'entries.mjs': `import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import * as core from 'posenc';
+import * as encoder from 'posenc/encoder';
+const require = createRequire(import.meta.url);
+await encoder.init();
+let coreBefore;
+try { core.sinusoidal({ length: 1, dModel: 2 }); } catch (error) { coreBefore = error.message; }
+let wrongWasm;
+const other = await import(import.meta.resolve('posenc/encoder') + '?fresh'); // a second, untouched copy
+try { await other.init({ wasm: readFileSync(require.resolve('posenc/posenc.wasm')) }); } catch (error) { wrongWasm = error.message; }
+await other.init({ wasm: readFileSync(require.resolve('posenc/encoder.wasm')) }); // a failed init() may be retried
+console.log(JSON.stringify({ coreBefore, wrongWasm, retried: other.wasmBuild(), encoderExports: Object.keys(encoder).length, coreExports: Object.keys(core).length }));
 `,
   });
 });
@@ -94,6 +125,26 @@ test('ESM and CommonJS copies in one process each need their own init() and agre
   expect(r.beforeInit).toMatch(/call 'await init\(\)'/);
   expect(r.same).toBe(true);
   expect(r.version).toBe(PACKAGE.version);
+});
+
+test("'posenc/encoder' (ESM and CommonJS) has its own init() and every positional function", () => {
+  const esm = runJson('encoder.mjs');
+  expect(['simd', 'baseline']).toContain(esm.build);
+  expect(maxDiff(esm.pe, NOTEBOOK.PE)).toBeLessThanOrEqual(PRINTED);
+  expect(esm).toMatchObject({ logits: 24, finite: true });
+  expect(runJson('encoder.cjs')).toEqual({ logits: 24, tensors: 18 });
+});
+
+test("two entries in one program: each init() readies its own, a wrong wasm names what it lacks, and init() may be retried", () => {
+  const r = runJson('entries.mjs');
+  expect(r.coreBefore).toMatch(/call 'await init\(\)' .*imported from 'posenc'/);
+  expect(r.wrongWasm).toMatch(/posenc\.init: the wasm is not posenc\/encoder's: it lacks the exports posenc_embed/);
+  expect(r.retried).toBe('custom');
+  expect(r.encoderExports).toBeGreaterThan(r.coreExports);
+});
+
+test('a WasmArray of the other copy (ESM vs CommonJS) is named as such', () => {
+  expect(runJson('dual.mjs').foreign).toMatch(/x is a WasmArray of another copy of posenc/);
 });
 
 test('npx posenc (the installed bin) prints the notebook table the way torch does', () => {

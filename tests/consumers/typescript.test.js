@@ -72,12 +72,43 @@ console.log(JSON.stringify({
 }));
 `;
 
+// The encoder's entry: its own init(), the encoder, .safetensors, and every positional function.
+const USE_ENCODER = `import {
+  init, createEncoder, encoderTensorShapes, readSafetensors, writeSafetensors, softmax, previousTokenHead,
+  POSITIONAL_TYPES, CONFIG_METADATA_KEY, SAFETENSORS_DTYPES, ropeCache, allocate,
+} from 'posenc/encoder';
+import type { Encoder, EncoderOptions, Positional, PositionalType, WasmArray } from 'posenc/encoder';
+
+await init();
+const positional: Positional = { type: 'rope', scaling: { type: 'linear', factor: 2 } };
+const options: EncoderOptions = { vocabSize: 10, dModel: 8, heads: 2, dFF: 16, layers: 1, positional, lmHead: true, weights: { seed: 1 } };
+const enc: Encoder = createEncoder(options);
+const logits: Float32Array = enc.logits([1, 2, 3], { causal: true });
+const out: WasmArray<'float32'> = enc.forward([1, 2, 3], { out: allocate('float32', 24) });
+const shapes: Record<string, number[]> = encoderTensorShapes({ vocabSize: 10, dModel: 8, heads: 2, dFF: 16, layers: 1 });
+const file: Uint8Array = enc.toSafetensors();
+const read = readSafetensors(file);
+const bytes: Uint8Array = writeSafetensors(read.tensors);
+const probs: Float32Array = softmax(Float32Array.of(1, 2, 3));
+const head = previousTokenHead(enc.tensors(), { heads: 2, positional });
+const type: PositionalType = POSITIONAL_TYPES[2] ?? 'rope';
+const cache: { cos: Float32Array; sin: Float32Array } = ropeCache({ rotaryDim: 4, length: 2 });
+console.log(JSON.stringify({ logits: logits.length, out: out.length, shapes: Object.keys(shapes).length, bytes: bytes.length > 0,
+  probs: probs.length, head: Object.keys(head).length, type, key: CONFIG_METADATA_KEY, dtypes: SAFETENSORS_DTYPES.length, cache: cache.cos.length }));
+`;
+
 // CommonJS: import = require() resolves the "require" condition (posenc.d.cts).
 const USE_CJS = `import posenc = require('posenc');
 posenc.init().then(() => {
   const pe: Float32Array = posenc.sinusoidal({ length: 10, dModel: 6 });
   const cache: { cos: Float32Array; sin: Float32Array } = posenc.ropeCache({ rotaryDim: 8, length: 3 });
   console.log(pe.length, cache.cos.length);
+});
+import encoder = require('posenc/encoder');
+encoder.init().then(() => {
+  const enc: encoder.Encoder = encoder.createEncoder({ vocabSize: 4, dModel: 4, heads: 1, dFF: 4, layers: 1, weights: { seed: 1 } });
+  const table: Float32Array = encoder.sinusoidal({ length: 2, dModel: 4 });
+  console.log(enc.forward([1]).length, table.length);
 });
 `;
 
@@ -106,20 +137,22 @@ beforeAll(() => {
   dir = workspace('typescript');
   writeFiles(dir, {
     'esm.mts': USE_ALL,
+    'encoder.mts': USE_ENCODER,
+    'encoder-bundler.ts': USE_ENCODER,
     'cjs.cts': USE_CJS,
     'bundler.ts': USE_ALL,
     'wrong.mts': WRONG,
     // the strictest settings a library's users turn on
     'tsconfig.node16.json': config(
       { module: 'node16', moduleResolution: 'node16', lib: ['es2022', 'dom'], exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true },
-      ['esm.mts', 'cjs.cts'],
+      ['esm.mts', 'cjs.cts', 'encoder.mts'],
     ),
-    'tsconfig.bundler.json': config({ module: 'esnext', moduleResolution: 'bundler', lib: ['es2022', 'dom', 'dom.iterable'] }, ['bundler.ts']),
+    'tsconfig.bundler.json': config({ module: 'esnext', moduleResolution: 'bundler', lib: ['es2022', 'dom', 'dom.iterable'] }, ['bundler.ts', 'encoder-bundler.ts']),
     // a Node project without the DOM lib or @types/node: the declarations must not need either
     'tsconfig.nodom.json': config({ module: 'node16', moduleResolution: 'node16', lib: ['es2022'] }, ['cjs.cts']),
     'tsconfig.webworker.json': config({ module: 'esnext', moduleResolution: 'bundler', lib: ['es2022', 'webworker'] }, ['bundler.ts']),
     'tsconfig.wrong.json': config({ module: 'node16', moduleResolution: 'node16', lib: ['es2022', 'dom'] }, ['wrong.mts']),
-    'tsconfig.emit.json': config({ module: 'node16', moduleResolution: 'node16', lib: ['es2022', 'dom'], noEmit: false, outDir: 'out' }, ['esm.mts']),
+    'tsconfig.emit.json': config({ module: 'node16', moduleResolution: 'node16', lib: ['es2022', 'dom'], noEmit: false, outDir: 'out' }, ['esm.mts', 'encoder.mts']),
   });
 });
 
@@ -160,19 +193,23 @@ test('the ESM file compiled by tsc runs and computes the notebook table', () => 
   expect(out.rel).toEqual([1, 2, 3, 0, 1, 2]);
   expect([out.cos, out.sin, out.bias, out.xl, out.slopes, out.shorthand, out.grid, out.steps]).toEqual([4 * 8, 4 * 8, 2 * 3 * 5, 12, 8, 8, 7 * 8, 2 * 9]);
   expect([out.mrope, out.patches]).toEqual([(12 + 14 * 21 + 5) * 128, 24 * 32]);
+  const enc = JSON.parse(mustRun(process.execPath, [join('out', 'encoder.mjs')], { cwd: dir }).stdout);
+  expect(enc).toEqual({ logits: 30, out: 24, shapes: 17, bytes: true, probs: 3, head: 18, type: 'rope', key: 'posenc.config', dtypes: 4, cache: 4 });
 });
 
-test('the declarations and the runtime export the same names; each runtime export type-checks by name', async () => {
-  const dts = readFileSync(join(ROOT, 'dist', 'posenc.d.ts'), 'utf8');
-  const declared = [...dts.matchAll(/^export (?:declare )?(?:function|const|class|let) (\w+)/gm)].map((m) => m[1]);
-  const runtime = Object.keys(await import('../../dist/posenc.mjs')).sort();
-  expect([...new Set(declared)].sort()).toEqual(runtime);
-  expect(readFileSync(join(ROOT, 'dist', 'posenc.d.cts'), 'utf8')).toBe(dts);
+test.each([['posenc', 'posenc'], ['posenc/encoder', 'encoder']])('%s: the declarations and the runtime export the same names; each runtime export type-checks by name', async (specifier, file) => {
+  const dts = readFileSync(join(ROOT, 'dist', `${file}.d.ts`), 'utf8');
+  const own = [...dts.matchAll(/^export (?:declare )?(?:function|const|class|let) (\w+)/gm)].map((m) => m[1]);
+  // the encoder's declarations take every name of posenc's (export * from './posenc.js')
+  const inherited = file === 'encoder' ? Object.keys(await import('../../dist/posenc.mjs')) : [];
+  const runtime = Object.keys(await import(`../../dist/${file}.mjs`)).sort();
+  expect([...new Set([...own, ...inherited])].sort()).toEqual(runtime);
+  expect(readFileSync(join(ROOT, 'dist', `${file}.d.cts`), 'utf8')).toBe(dts.replaceAll("from './posenc.js'", "from './posenc.cjs'"));
   // importing a name the declarations lack is a compile error (TS2305)
   writeFiles(dir, {
-    'every-export.mts': `import { ${runtime.join(', ')} } from 'posenc';\nexport const all = [${runtime.join(', ')}];\n`,
-    'tsconfig.every.json': config({ module: 'node16', moduleResolution: 'node16', lib: ['es2022'] }, ['every-export.mts']),
+    [`every-${file}.mts`]: `import { ${runtime.join(', ')} } from '${specifier}';\nexport const all = [${runtime.join(', ')}];\n`,
+    [`tsconfig.every-${file}.json`]: config({ module: 'node16', moduleResolution: 'node16', lib: ['es2022'] }, [`every-${file}.mts`]),
   });
-  const r = tsc('tsconfig.every.json');
+  const r = tsc(`tsconfig.every-${file}.json`);
   expect(r.stdout + r.stderr).toBe('');
 });

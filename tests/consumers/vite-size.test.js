@@ -78,7 +78,8 @@ test('both built apps run (Node imports their entry) and compute RoPE', async ()
   // cos of positions 0 and 1 for frequencies 1 and 1/100
   const cos = [1, 1, Math.cos(1), Math.cos(0.01)];
   for (const r of Object.values(results)) for (let i = 0; i < 4; i++) expect(r.cos[i]).toBeCloseTo(cos[i], 6);
-  expect(results.everything.names).toContain('createEncoder');
+  expect(results.everything.names).toContain('ropeFromConfig');
+  expect(results.everything.names).not.toContain('createEncoder'); // the encoder is 'posenc/encoder'
   // feature pair (0, 2) = (1, 0) rotated by position * 1: unchanged at 0, (cos 1, sin 1) at 1
   expect(results.rope.x.slice(0, 4)).toEqual([1, 0, 0, 0]);
   const r = results.rope.x.slice(4);

@@ -1,12 +1,11 @@
-// params.js: one description per parameter drives validation and error messages.
+// options.js: one description per parameter drives validation and error messages.
 // A spec maps option names to checkers built here; readOptions applies them and
 // returns the values with defaults filled in. Wrong types raise TypeError, bad
 // values RangeError, and every message names the function, the parameter, what
 // is allowed and what was given.
-import { WasmArray, arrayProblem, describe, typedArrayType, MAX_BYTES } from './heap.js';
-
-const fail = (Err, fn, name, allowed, value) =>
-  new Err(`posenc.${fn}: ${name} must be ${allowed}, got ${describe(value)}`);
+import { WasmArray, arrayProblem, countOf, MAX_BYTES } from './heap.js';
+import { describe, fail, isPlainObject, typedArrayType } from './describe.js';
+import { bufferOf, lengthOf } from './typed.js';
 
 export const INT32_MIN = -(2 ** 31);
 export const INT32_MAX = 2 ** 31 - 1;
@@ -58,9 +57,9 @@ export const boolean = (extra = {}) => ({
 // grew). ArrayBuffer.prototype.detached is newer than Node 20: constructing a
 // view of a detached buffer throws.
 function isDetached(v) {
-  if (v.length !== 0) return false;
+  if (lengthOf(v) !== 0) return false;
   try {
-    new Uint8Array(v.buffer, 0, 0);
+    new Uint8Array(bufferOf(v), 0, 0);
     return false;
   } catch {
     return true;
@@ -79,24 +78,23 @@ export const typedArray = (type, extra = {}) => ({
     const tagName = { float32: 'Float32Array', int32: 'Int32Array', float64: 'Float64Array' }[type];
     // brand checks: no user code runs between the snapshot of the options and their use
     const wasmArray = WasmArray.isBranded(v);
+    // freed, hand-made or foreign WasmArrays, views of wasm memory: never used
+    const problem = arrayProblem(v);
+    if (problem && !wasmArray && typedArrayType(v) === undefined) throw new problem[0](`posenc.${fn}: ${name} is ${problem[1]}`);
     if (wasmArray ? v.type !== type : typedArrayType(v) !== tagName) {
       throw fail(TypeError, fn, name, `a ${tagName} or a '${type}' WasmArray`, v);
     }
-    // freed or hand-made WasmArrays, views of freed wasm memory: never used in place
-    const problem = arrayProblem(v);
     if (problem) throw new problem[0](`posenc.${fn}: ${name} is ${problem[1]}`);
     // a detached array reads as empty: it would pass for an empty input and hide the caller's bug
     if (!wasmArray && isDetached(v)) {
-      throw new RangeError(
-        `posenc.${fn}: ${name}'s buffer is detached (transferred, or a view of wasm memory from before it grew: read WasmArray.array again)`,
-      );
+      throw new RangeError(`posenc.${fn}: ${name}'s buffer is detached (transferred to another thread, or a view of memory that grew)`);
     }
     return v;
   },
 });
 
-/** True for an object that can hold options: not null, an array or a typed array. */
-export const isOptionsObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && !ArrayBuffer.isView(v);
+/** Any value, checked later by the function (an object it reads itself). */
+export const later = (extra = {}) => ({ ...extra, check: (fn, name, v) => v });
 
 /**
  * A snapshot of an options object: its own enumerable properties, each read
@@ -118,7 +116,7 @@ export function snapshot(options) {
  * fall back to a default); only the spec's own keys are known.
  */
 export function readOptions(fn, options, spec) {
-  if (!isOptionsObject(options)) {
+  if (!isPlainObject(options)) {
     throw new TypeError(`posenc.${fn}: expects an options object, got ${describe(options)}`);
   }
   const given = snapshot(options);
@@ -157,10 +155,38 @@ export function elementCount(fn, factors, bytesPerElement = 4) {
 
 /** Checks that an array given for `name` has exactly n elements. */
 export function checkLength(fn, name, array, n) {
-  if (array.length !== n) {
-    const detached = array.length === 0 && !(array instanceof WasmArray) && array.buffer.byteLength === 0;
-    throw new RangeError(
-      `posenc.${fn}: ${name} must have length ${n}, got ${array.length}${detached ? ' (its buffer is detached)' : ''}`,
-    );
+  const length = countOf(array);
+  if (length !== n) {
+    const detached = !WasmArray.isBranded(array) && isDetached(array);
+    throw new RangeError(`posenc.${fn}: ${name} must have length ${n}, got ${length}${detached ? ' (its buffer is detached)' : ''}`);
   }
+}
+
+/**
+ * Reads a tagged options object `{ type, ...options }` (a RoPE scaling, an
+ * encoder's positional scheme): `specs` maps each type to the spec of its
+ * options; `label(key)` names a key in messages ('scaling.factor'), `what`
+ * the tag ('scaling type').
+ * Returns { type, ...values } with defaults filled in.
+ */
+export function readTagged(fn, given, specs, label, what = 'type') {
+  const types = Object.keys(specs);
+  const allowedTypes = types.map((t) => `'${t}'`).join(', ');
+  const o = snapshot(given);
+  if (o.type === undefined) throw new TypeError(`posenc.${fn}: ${label('type')} is required (one of ${allowedTypes})`);
+  const type = oneOf(types).check(fn, label('type'), o.type);
+  const spec = specs[type];
+  for (const key of Object.keys(o)) {
+    if (key !== 'type' && !Object.hasOwn(spec, key)) {
+      throw new TypeError(`posenc.${fn}: unknown option '${label(key)}' for ${what} '${type}' (known: ${['type', ...Object.keys(spec)].join(', ')})`);
+    }
+  }
+  const values = { type };
+  for (const [key, p] of Object.entries(spec)) {
+    const v = o[key];
+    if (v !== undefined) values[key] = p.check(fn, label(key), v);
+    else if ('default' in p) values[key] = p.default;
+    else if (!p.optional) throw new TypeError(`posenc.${fn}: ${label(key)} is required for ${what} '${type}'`);
+  }
+  return values;
 }

@@ -9,8 +9,8 @@
 // little-endian, and together cover the byte buffer exactly. Floating dtypes
 // are read (F64, F32, F16, BF16, converted to Float32Array) and written (F32,
 // F16, BF16, rounded to nearest even). Pure JS: no wasm, no init() needed.
-import { describe, typeOf } from './heap.js';
-import { isOptionsObject, readOptions, snapshot } from './params.js';
+import { describe, isPlainObject, typeOf } from '../core/describe.js';
+import { readOptions, snapshot } from '../core/options.js';
 
 /** The dtypes readSafetensors converts and writeSafetensors writes. */
 export const SAFETENSORS_DTYPES = ['F32', 'F16', 'BF16', 'F64'];
@@ -202,7 +202,7 @@ export function readSafetensors(bytes) {
 const stringMap = {
   optional: true,
   check(fn, name, v) {
-    const map = isOptionsObject(v) ? snapshot(v) : null;
+    const map = isPlainObject(v) ? snapshot(v) : null;
     if (!map || !Object.values(map).every((x) => typeof x === 'string')) {
       throw new TypeError(`posenc.${fn}: ${name} must map strings to strings, got ${describe(v)}`);
     }
@@ -212,7 +212,7 @@ const stringMap = {
 
 export function writeSafetensors(tensors, options = {}) {
   const fn = 'writeSafetensors';
-  if (!isOptionsObject(tensors)) {
+  if (!isPlainObject(tensors)) {
     throw new TypeError(`posenc.${fn}: tensors must be an object { name: { shape, data, dtype? } }, got ${describe(tensors)}`);
   }
   const { metadata } = readOptions(fn, options, { metadata: stringMap });
@@ -223,7 +223,7 @@ export function writeSafetensors(tensors, options = {}) {
   for (const [name, t] of Object.entries(snapshot(tensors))) {
     if (name === '__metadata__') throw new RangeError(`posenc.${fn}: '__metadata__' is reserved, not a tensor name`);
     const what = `tensors['${name}']`;
-    const tensor = typeOf(t) === 'Float32Array' ? { shape: [t.length], data: t } : isOptionsObject(t) ? snapshot(t) : null;
+    const tensor = typeOf(t) === 'Float32Array' ? { shape: [t.length], data: t } : isPlainObject(t) ? snapshot(t) : null;
     if (!tensor) {
       throw new TypeError(`posenc.${fn}: ${what} must be { shape, data, dtype? } or a Float32Array, got ${describe(t)}`);
     }

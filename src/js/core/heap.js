@@ -1,22 +1,18 @@
 // heap.js: moving arrays in and out of wasm memory, and the zero-copy WasmArray.
 //
-// Rule that keeps views fresh: a view of wasm memory is derived right before it
-// is read or written, never kept across a call that may allocate (and so grow
-// memory, which detaches every earlier view).
-import { isReady, wasm } from './wasm.js';
+// Two rules keep every address valid:
+// - a view of wasm memory is derived right before it is read or written, never
+//   kept across a call that may allocate (and so grow memory, which detaches
+//   every earlier view);
+// - wasm memory reaches a compute function only as a live WasmArray: a plain
+//   typed array over posenc's memory (a WasmArray's .array kept after free(),
+//   say) is refused, since nothing tells which allocation it belongs to now.
+import { describe, typeOf, typedArrayType } from './describe.js';
+import { isReady, wasm } from './instance.js';
+import { bufferOf, byteLengthOf, byteOffsetOf, lengthOf, setInto, subarrayOf } from './typed.js';
 
 const CONSTRUCTORS = { float32: Float32Array, int32: Int32Array, float64: Float64Array };
 const live = new Map(); // pointer -> WasmArray, the allocations handed out
-
-export const typeOf = (x) => Object.prototype.toString.call(x).slice(8, -1);
-
-// %TypedArray%.prototype[Symbol.toStringTag] is a getter that reads an
-// array's internal type name, undefined for anything else: a brand check that
-// runs no user code (an object's own Symbol.toStringTag, a proxy's traps) and
-// works across realms, unlike instanceof.
-const typedArrayTag = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Int8Array.prototype), Symbol.toStringTag).get;
-/** The type name of a real typed array ('Float32Array', ...), undefined for anything else. */
-export const typedArrayType = (x) => typedArrayTag.call(x);
 
 /**
  * An array that lives in wasm memory: compute functions read and write it in
@@ -85,12 +81,20 @@ export class WasmArray {
     if (x.#ptr === 0) return 'freed';
     return live.get(x.#ptr) === x ? 'live' : 'foreign';
   }
+
+  get [Symbol.toStringTag]() {
+    return 'WasmArray';
+  }
 }
 
+/** Elements of a caller array: a WasmArray's length, or a typed array's (by the intrinsic). */
+export const countOf = (a) => (WasmArray.isBranded(a) ? a.length : lengthOf(a));
+
 /**
- * @internal Why a caller array cannot be read or written in place, or null: a
- * WasmArray that was freed, or that allocate() did not make; a typed array
- * that views wasm memory outside every live WasmArray (a view of a freed one).
+ * @internal Why a caller array cannot be used, or null: a WasmArray that was
+ * freed, that allocate() did not make, or that another copy of posenc made
+ * (the ESM and CommonJS builds, two installs, or the other entry: each has
+ * its own memory); a typed array over posenc's wasm memory.
  * Returns [error class, what it is].
  */
 export function arrayProblem(array) {
@@ -99,12 +103,13 @@ export function arrayProblem(array) {
     if (state === 'foreign') return [TypeError, 'a WasmArray that posenc.allocate() did not make'];
     return state === 'freed' ? [RangeError, 'a WasmArray used after free()'] : null;
   }
-  if (!isReady() || !ArrayBuffer.isView(array) || array.buffer !== wasm('check').memory.buffer) return null;
-  const start = array.byteOffset;
-  for (const [ptr, owner] of live) {
-    if (start >= ptr && start + array.byteLength <= ptr + owner.length * CONSTRUCTORS[owner.type].BYTES_PER_ELEMENT) return null;
+  if (typeOf(array) === 'WasmArray') {
+    return [TypeError, "a WasmArray of another copy of posenc (each copy, the ESM and the CommonJS build, 'posenc' and 'posenc/encoder', has its own wasm memory): allocate it from the copy you call"];
   }
-  return [RangeError, 'a view of wasm memory outside any live WasmArray (of a freed one?)'];
+  if (isReady() && typedArrayType(array) !== undefined && bufferOf(array) === wasm('check').memory.buffer) {
+    return [TypeError, "a view of posenc's wasm memory (a WasmArray's .array): pass the WasmArray itself, whose memory posenc can check"];
+  }
+  return null;
 }
 
 /**
@@ -113,18 +118,23 @@ export function arrayProblem(array) {
  * @returns {WasmArray}
  */
 export function allocate(type, length) {
+  return allocateFor('allocate', type, length);
+}
+
+/** @internal allocate() for function fn (the encoder's buffers): errors name fn. */
+export function allocateFor(fn, type, length) {
   const Ctor = CONSTRUCTORS[type];
-  if (!Ctor) {
+  if (!Object.hasOwn(CONSTRUCTORS, type)) {
     throw new (typeof type === 'string' ? RangeError : TypeError)(
-      `posenc.allocate: type must be 'float32', 'int32' or 'float64', got ${describe(type)}`,
+      `posenc.${fn}: type must be 'float32', 'int32' or 'float64', got ${describe(type)}`,
     );
   }
   if (!Number.isSafeInteger(length) || length < 1 || length * Ctor.BYTES_PER_ELEMENT > MAX_BYTES) {
     throw new (typeof length === 'number' ? RangeError : TypeError)(
-      `posenc.allocate: length must be an integer from 1 to ${MAX_BYTES / Ctor.BYTES_PER_ELEMENT}, got ${describe(length)}`,
+      `posenc.${fn}: length must be an integer from 1 to ${MAX_BYTES / Ctor.BYTES_PER_ELEMENT}, got ${describe(length)}`,
     );
   }
-  const ptr = malloc('allocate', length * Ctor.BYTES_PER_ELEMENT);
+  const ptr = malloc(fn, length * Ctor.BYTES_PER_ELEMENT);
   const array = new WasmArray(ptr, type, length);
   live.set(ptr, array);
   try {
@@ -187,50 +197,51 @@ function allocatedBytes() {
   return total;
 }
 
-/** A short description of a value for error messages. */
-export function describe(x) {
-  if (typeof x === 'string') return JSON.stringify(x);
-  if (typeof x === 'number' || typeof x === 'boolean' || typeof x === 'bigint') return String(x);
-  if (x === null || x === undefined) return String(x);
-  if (ArrayBuffer.isView(x)) return `${typeOf(x)}(${x.length})`;
-  if (Array.isArray(x)) return `Array(${x.length})`;
-  return typeOf(x);
+/**
+ * @internal The address of a caller array used in place: a live WasmArray's,
+ * or 0 for an array to copy. Functions that allocate before heapCall (and so
+ * may grow memory) take the address first and pass it as `address`.
+ */
+export function inPlaceAddress(fn, array) {
+  return WasmArray.isBranded(array) ? array.pointer(fn) : 0;
 }
 
-/**
- * @internal The address of a caller array that already lives in wasm memory,
- * or 0. Functions that allocate before heapCall (and so may grow memory, which
- * detaches every view of it) take the address first and pass it as `address`.
- */
-export function inPlaceAddress(fn, array, bytes) {
-  if (array instanceof WasmArray) return array.pointer(fn);
-  const { memory } = wasm(fn);
-  if (array.buffer !== memory.buffer) return 0;
-  const start = array.byteOffset;
-  for (const [ptr, owner] of live) {
-    const end = ptr + owner.length * CONSTRUCTORS[owner.type].BYTES_PER_ELEMENT;
-    if (start >= ptr && start + bytes <= end) return start;
+/** The memory and byte range [start, end) of a caller array. */
+function byteRange(fn, a) {
+  if (WasmArray.isBranded(a)) {
+    const start = a.pointer(fn);
+    return [wasm(fn).memory.buffer, start, start + a.length * CONSTRUCTORS[a.type].BYTES_PER_ELEMENT];
   }
-  throw new RangeError(`posenc.${fn}: the array is a view of wasm memory outside any live WasmArray (freed?)`);
+  const start = byteOffsetOf(a);
+  return [bufferOf(a), start, start + byteLengthOf(a)];
+}
+
+/** Refuses two caller arrays that share memory (an output over an input, two outputs). */
+export function checkDisjoint(fn, nameA, a, nameB, b) {
+  const [bufA, startA, endA] = byteRange(fn, a);
+  const [bufB, startB, endB] = byteRange(fn, b);
+  if (bufA === bufB && startA < endB && startB < endA) {
+    throw new RangeError(`posenc.${fn}: ${nameA} and ${nameB} must not share memory (they overlap)`);
+  }
 }
 
 /**
  * Runs compute(...pointers) with every buffer in wasm memory. Each buffer is
- * { array, type, length, copyIn, copyOut, address? }; arrays that already live
- * in wasm memory are used in place (at `address` when given), the others are
- * staged through one allocation that is freed before returning. The staging
- * allocation may grow memory: in-place arrays are never touched through a view
- * after it (their data is already where compute wrote it). compute returns a posenc status; a non-zero
- * status means the JS checks missed a case the C rejects, and throws.
+ * { array, type, length, copyIn, copyOut, address? }; live WasmArrays are used
+ * in place (at `address` when given), the others are staged through one
+ * allocation that is freed before returning. No user code runs from here to
+ * the end of compute: typed arrays are copied by the intrinsic operations
+ * (typed.js), never by a subclass's own set() or subarray(). compute returns
+ * a posenc status; a non-zero status means the JS checks missed a case the C
+ * rejects, and throws.
  */
 export function heapCall(fn, buffers, compute) {
   const { exports } = wasm(fn);
   const pointers = new Array(buffers.length).fill(0);
   let staged = 0;
   buffers.forEach((b, i) => {
-    const bytes = b.length * CONSTRUCTORS[b.type].BYTES_PER_ELEMENT;
-    pointers[i] = b.address ?? inPlaceAddress(fn, b.array, bytes);
-    if (pointers[i] === 0) staged += align8(bytes);
+    pointers[i] = b.address ?? inPlaceAddress(fn, b.array);
+    if (pointers[i] === 0) staged += align8(b.length * CONSTRUCTORS[b.type].BYTES_PER_ELEMENT);
   });
   const inPlace = pointers.map((p) => p !== 0);
   // Even an empty staged array gets a real (non-NULL) address.
@@ -242,7 +253,7 @@ export function heapCall(fn, buffers, compute) {
       if (pointers[i] !== 0) return;
       pointers[i] = next;
       next += align8(b.length * CONSTRUCTORS[b.type].BYTES_PER_ELEMENT);
-      if (b.copyIn) new CONSTRUCTORS[b.type](memory.buffer, pointers[i], b.length).set(b.array.subarray(0, b.length));
+      if (b.copyIn) setInto(new CONSTRUCTORS[b.type](memory.buffer, pointers[i], b.length), subarrayOf(b.array, 0, b.length));
     });
     const status = compute(...pointers);
     if (status !== 0) {
@@ -251,7 +262,7 @@ export function heapCall(fn, buffers, compute) {
     }
     buffers.forEach((b, i) => {
       if (!b.copyOut || inPlace[i]) return;
-      b.array.set(new CONSTRUCTORS[b.type](memory.buffer, pointers[i], b.length));
+      setInto(b.array, new CONSTRUCTORS[b.type](memory.buffer, pointers[i], b.length));
     });
   } finally {
     if (block) release(fn, block);
@@ -264,4 +275,3 @@ function readCString(ptr) {
   while (bytes[end] !== 0) end++;
   return new TextDecoder().decode(bytes.subarray(0, end));
 }
-

@@ -1,0 +1,166 @@
+// load.js: init(), which instantiates an entry's WebAssembly module and
+// installs it (instance.js). The module is a standalone wasm without
+// Emscripten's JS glue (the glue of Emscripten 3.1.6 fails on Node.js 20: its
+// ES module uses __dirname, its CommonJS one fetch()es a file path). It
+// imports nothing; `_initialize` must run once after instantiation.
+// Each entry ships two builds inline: WASM SIMD, and a baseline for engines
+// without SIMD, loaded only when needed. Both give bit-identical results.
+import { boolean, readOptions } from './options.js';
+import { decodeBase64 } from './base64.js';
+import { typeOf } from './describe.js';
+import { ENTRY, setInstance } from './instance.js';
+
+// No imports: memory grows inside the module (src/wasm/malloc.c), and views are
+// derived from memory.buffer at every use, so growth needs no notice.
+const imports = {};
+
+// The smallest module that uses a SIMD instruction: () -> v128 { i32x4.splat(0) }.
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 8, 1, 6, 0, 65, 0, 253, 17, 11,
+]);
+
+/** True when this engine runs WASM SIMD (feature detection, no instantiation). */
+export function simdSupported() {
+  return WebAssembly.validate(SIMD_PROBE);
+}
+
+const SOURCE_KINDS = 'a URL, a string URL, a Response, bytes (ArrayBuffer or Uint8Array) or a WebAssembly.Module';
+const SOURCE_TAGS = ['URL', 'Promise', 'Response', 'ArrayBuffer', 'WebAssembly.Module'];
+const isSource = (v) => typeof v === 'string' || ArrayBuffer.isView(v) || SOURCE_TAGS.includes(typeOf(v));
+const isURL = (v) => typeof v === 'string' || typeOf(v) === 'URL';
+// The same source: the same object, or URLs with the same text.
+const sameSource = (a, b) => a === b || (isURL(a) && isURL(b) && String(a) === String(b));
+
+/** Node reads file: URLs from disk (its fetch() does not); null elsewhere. */
+async function readFileURL(url) {
+  const fs = globalThis.process?.getBuiltinModule?.('node:fs');
+  if (!fs) {
+    throw new TypeError(`posenc.init: wasm is a file: URL (${url}), which this engine cannot read: pass the file's bytes instead`);
+  }
+  return fs.promises.readFile(new URL(url));
+}
+
+/** A compiled or instantiable form of a wasm source: bytes, a Module, or a Response. */
+async function resolveSource(source) {
+  if (isURL(source) && String(source).startsWith('file:')) return readFileURL(source);
+  if (isURL(source)) source = fetch(source);
+  if (typeOf(source) === 'Promise' || typeOf(source) === 'Response') {
+    const response = await source;
+    if (!response.ok) throw new Error(`posenc.init: fetching the wasm failed: HTTP ${response.status}`);
+    return response;
+  }
+  return source;
+}
+
+/** Instantiates bytes, a Module or a Response; errors name what was wrong with the wasm. */
+async function instantiate(source) {
+  try {
+    if (typeOf(source) === 'Response') {
+      // instantiateStreaming needs the application/wasm MIME type; fall back to bytes.
+      const type = source.headers.get('Content-Type') || '';
+      if (WebAssembly.instantiateStreaming && type.startsWith('application/wasm')) {
+        return (await WebAssembly.instantiateStreaming(source, imports)).instance;
+      }
+      source = await source.arrayBuffer();
+    }
+    if (typeOf(source) === 'WebAssembly.Module') return await WebAssembly.instantiate(source, imports);
+    return (await WebAssembly.instantiate(source, imports)).instance;
+  } catch (error) {
+    const what = error instanceof WebAssembly.LinkError
+      ? "it needs imports (posenc's wasm imports nothing)"
+      : error instanceof WebAssembly.CompileError ? 'it is not valid WebAssembly' : 'it failed to start';
+    // the same class (CompileError, LinkError, ...), a message that says what is wrong
+    const Err = typeof error?.constructor === 'function' && error instanceof Error ? error.constructor : Error;
+    throw new Err(`posenc.init: the wasm could not be instantiated: ${what} (${error?.message ?? error})`, { cause: error });
+  }
+}
+
+/**
+ * Checks that an instance is this entry's wasm (every export the entry calls)
+ * and starts it.
+ */
+function start(inst, required) {
+  const exported = inst.exports;
+  const missing = required.filter((name) => typeof exported[name] !== 'function');
+  if (!(exported.memory instanceof WebAssembly.Memory)) missing.unshift('memory');
+  if (missing.length) {
+    const shown = missing.slice(0, 4).join(', ') + (missing.length > 4 ? `, ... (${missing.length} in all)` : '');
+    throw new Error(
+      `posenc.init: the wasm is not ${ENTRY}'s: it lacks the export${missing.length > 1 ? 's' : ''} ${shown}` +
+        (ENTRY === 'posenc/encoder' && !missing.includes('_initialize') ? " (the wasm of 'posenc' has no encoder: load 'posenc/encoder''s own)" : ''),
+    );
+  }
+  exported._initialize();
+  return { exports: exported, memory: exported.memory };
+}
+
+/**
+ * Makes the init() of an entry: `inline.simd()` and `inline.baseline()`
+ * resolve to the base64 text of its two builds; `required` lists the
+ * exports its functions call.
+ */
+export function makeInit(inline, required) {
+  let pending = null; // the promise of a first init() under way or done
+  let requested = null; // { build, wasm } that init() asked for
+  let build = null; // 'simd', 'baseline' or 'custom' once loaded
+
+  /** The build options ask for, or null when they leave it open (init() joins whatever is loaded). */
+  function requestOf(o) {
+    if (o.wasm !== undefined) return { build: 'custom', wasm: o.wasm };
+    if (o.simd === undefined) return null;
+    return { build: o.simd && simdSupported() ? 'simd' : 'baseline' };
+  }
+  const describeRequest = (r) => (r.build === 'custom' ? 'the wasm given as options.wasm' : `the '${r.build}' build`);
+
+  async function load(request) {
+    const bytes = request.build === 'custom' ? await resolveSource(request.wasm)
+      : decodeBase64(request.build === 'simd' ? inline.simd() : await inline.baseline());
+    setInstance(start(await instantiate(bytes), required));
+    build = request.build;
+  }
+
+  /**
+   * Loads the WebAssembly module. Call once and await it before any compute
+   * function. Later calls (while loading or after) resolve with the same load
+   * when they ask for nothing else: init() and init({}) always; the same
+   * options.wasm, or a simd that gives the build already chosen. Asking for
+   * another build or another wasm is an Error naming what is loaded. A failed
+   * init() leaves nothing behind: it may be retried, with any options.
+   * @param {{ wasm?: string | URL | Response | BufferSource | WebAssembly.Module, simd?: boolean }} [options]
+   */
+  async function init(options = {}) {
+    const fn = 'init';
+    const source = {
+      optional: true,
+      check(f, name, v) {
+        if (!isSource(v)) throw new TypeError(`posenc.${f}: ${name} must be ${SOURCE_KINDS}, got ${typeOf(v)}`);
+        return v;
+      },
+    };
+    const o = readOptions(fn, options, { wasm: source, simd: boolean({ optional: true }) });
+    const request = requestOf(o);
+    if (pending) {
+      const same = request === null ||
+        (request.build === requested.build && (request.build !== 'custom' || sameSource(request.wasm, requested.wasm)));
+      if (!same) {
+        throw new Error(
+          `posenc.${fn}: ${describeRequest(requested)} is ${build ? `already loaded (wasmBuild() is '${build}')` : 'loading (an earlier init() asked for it)'}; ` +
+            `these options ask for ${describeRequest(request)}: options apply to the first init() only`,
+        );
+      }
+      return pending;
+    }
+    requested = request ?? { build: simdSupported() ? 'simd' : 'baseline' };
+    pending = load(requested).catch((error) => {
+      pending = null; // nothing stays: a later init() starts afresh
+      requested = null;
+      throw error;
+    });
+    return pending;
+  }
+
+  /** Which wasm init() loaded: 'simd', 'baseline' (the inline builds) or 'custom' (options.wasm); null before. */
+  const wasmBuild = () => build;
+
+  return { init, wasmBuild };
+}

@@ -1,0 +1,155 @@
+// Type declarations for posenc/encoder: the tiny encoder, .safetensors files,
+// and every declaration of 'posenc' (the entry exports the same functions,
+// run by its own wasm). Layouts, formulas and errors: the docs.
+import type { Float32Target, RopeLayout, RopePrecision, RopeScaling, SinusoidalLayout, WasmSource } from './posenc.js';
+
+export * from './posenc.js';
+
+/**
+ * Loads the encoder's wasm (inline in this module; it also runs every positional
+ * encoding). Call once and await it before any other function of this entry.
+ */
+export function init(options?: {
+  /** Where to load the wasm from; default: the SIMD (or baseline) build inline. */
+  wasm?: WasmSource;
+  /** false forces the baseline build (bit-identical results); ignored with wasm. */
+  simd?: boolean;
+}): Promise<void>;
+/** Which wasm init() loaded: 'simd', 'baseline' (inline) or 'custom' (options.wasm); null before. */
+export function wasmBuild(): 'simd' | 'baseline' | 'custom' | null;
+
+// ---------------------------------------------------------------- tiny encoder
+// Formulas, parameter layout and accuracy: include/posenc.h (posenc_encoder_forward).
+
+export type PositionalType = 'none' | 'sinusoidal' | 'rope' | 'alibi' | 't5' | 'learned';
+export const POSITIONAL_TYPES: readonly PositionalType[];
+export type Positional =
+  | { type: 'none' }
+  /** x = E[t] * embedScale + PE; base default 10000, layout default 'interleaved' */
+  | { type: 'sinusoidal'; base?: number; layout?: SinusoidalLayout }
+  /** q and k rotated in every layer; rotaryDim default headDim, layout default 'half' */
+  | { type: 'rope'; base?: number; scaling?: RopeScaling | null; rotaryDim?: number; layout?: RopeLayout; precision?: RopePrecision }
+  /** -m_h |i - j| added to the scores; maxBias default 8 */
+  | { type: 'alibi'; maxBias?: number }
+  /** a learned bucket bias (tensor relative_attention_bias.weight [numBuckets][heads]), shared by all layers */
+  | { type: 't5'; numBuckets?: number; maxDistance?: number; bidirectional?: boolean }
+  /** x = E[t] * embedScale + pos_embed[s] (tensor pos_embed.weight [maxLength][dModel]); at most maxLength tokens */
+  | { type: 'learned'; maxLength: number };
+
+export const SAFETENSORS_DTYPES: readonly ('F32' | 'F16' | 'BF16' | 'F64')[];
+export interface Tensor {
+  shape: number[];
+  data: Float32Array | Float64Array | number[];
+  /** 'F32' (default when writing), 'F16', 'BF16' ('F64' when read) */
+  dtype?: 'F32' | 'F16' | 'BF16' | 'F64';
+}
+/** A tensor as readSafetensors and encoder.tensors() return it. */
+export interface Float32Tensor {
+  dtype: 'F32' | 'F16' | 'BF16' | 'F64';
+  shape: number[];
+  data: Float32Array;
+}
+/**
+ * Reads a .safetensors file: every floating tensor converted to Float32Array; validated as the reference parser does.
+ * Every tensor name is an own key of `tensors`, '__proto__' included (the object keeps Object.prototype).
+ */
+export function readSafetensors(bytes: Uint8Array | ArrayBuffer): {
+  tensors: Record<string, Float32Tensor>;
+  metadata: Record<string, string>;
+};
+/** Writes tensors (in key order, own keys, '__proto__' included) as a .safetensors file; a bare Float32Array is a 1-D tensor. */
+export function writeSafetensors(
+  tensors: Record<string, Tensor | Float32Array>,
+  options?: { metadata?: Record<string, string> },
+): Uint8Array;
+
+export interface EncoderShapeOptions {
+  vocabSize: number;
+  dModel: number;
+  /** dModel must be a multiple of heads */
+  heads: number;
+  dFF: number;
+  /** >= 0 */
+  layers: number;
+  /** default { type: 'sinusoidal' } */
+  positional?: Positional;
+  /** 'pre' (default): x + f(LN(x)); 'post': LN(x + f(x)) */
+  norm?: 'pre' | 'post';
+  /** default 'relu'; 'gelu' = erf form (torch nn.GELU()); 'gelu_tanh' = tanh form (HF gelu_new) */
+  activation?: 'relu' | 'gelu' | 'gelu_tanh';
+  /** a layer norm after the last layer (tensors norm.weight, norm.bias); default false */
+  finalNorm?: boolean;
+  /** default (and 0) sqrt(dModel) */
+  embedScale?: number;
+  /** default 1e-5 */
+  normEps?: number;
+  /** rows of language_embed.weight, added to every token by forward({ language }); default 0 */
+  languages?: number;
+  /** a linear head head.weight [classes][dModel], head.bias on the pooled output; default 0 */
+  classes?: number;
+  /** an LM head lm_head.weight [vocabSize][dModel], no bias, for logits(); default false */
+  lmHead?: boolean;
+  /** the LM head is embed.weight (no lm_head.weight tensor); implies lmHead; default false */
+  tieEmbeddings?: boolean;
+  /** keep every layer's attention probabilities for attention(layer); default true */
+  keepAttention?: boolean;
+}
+/** The metadata key under which encoder.toSafetensors() writes the options as JSON: 'posenc.config'. */
+export const CONFIG_METADATA_KEY: 'posenc.config';
+export interface EncoderOptions extends Partial<EncoderShapeOptions> {
+  /**
+   * { seed } (deterministic initialisation), the bytes of a .safetensors file, or tensors by name
+   * ({ name: { shape, data } }, readSafetensors' result or its .tensors). Names: encoderTensorShapes(),
+   * PyTorch's layers.{i}.self_attn.in_proj_weight / in_proj_bias accepted for q, k, v.
+   * A file whose metadata holds 'posenc.config' (encoder.toSafetensors()) brings its options:
+   * vocabSize etc. may then be left out; options given here win over the file's, key by key.
+   */
+  weights: { seed: number } | Uint8Array | ArrayBuffer | Record<string, Tensor | Float32Array> | { tensors: Record<string, Tensor>; metadata?: Record<string, string> };
+}
+export interface ForwardOptions<Out> {
+  /** 1 = token, 0 = padding (never attended to, excluded from pooling); length tokens.length */
+  mask?: ArrayLike<number | boolean>;
+  /** token i attends to keys j <= i only; default false */
+  causal?: boolean;
+  /** a row of language_embed added to every token (encoders with languages > 0) */
+  language?: number;
+  out?: Out;
+}
+export type Tokens = Int32Array | Uint8Array | Uint16Array | Uint32Array | Int16Array | Int8Array | number[];
+export interface Encoder {
+  /** the resolved options, defaults filled in */
+  readonly config: Readonly<Required<Omit<EncoderShapeOptions, 'positional'>> & { positional: Positional }>;
+  readonly parameterCount: number;
+  /** the output [seq][dModel] */
+  forward<Out extends Float32Target = Float32Array>(tokens: Tokens, options?: ForwardOptions<Out>): Out;
+  /** mean over the unmasked tokens of the output, [dModel] */
+  pool<Out extends Float32Target = Float32Array>(tokens: Tokens, options?: ForwardOptions<Out>): Out;
+  /** next-token logits [seq][vocabSize] (lmHead or tieEmbeddings); pass causal: true for a language model */
+  logits<Out extends Float32Target = Float32Array>(tokens: Tokens, options?: ForwardOptions<Out>): Out;
+  /** the head's logits on the pooled output, [classes] */
+  classify<Out extends Float32Target = Float32Array>(tokens: Tokens, options?: ForwardOptions<Out>): Out;
+  /** attention probabilities of the last call in a layer, [heads][seq][seq] (query rows, key columns) */
+  attention(layer: number): Float32Array;
+  /** every tensor by name, copied (for writeSafetensors) */
+  tensors(): Record<string, Float32Tensor>;
+  /** a self-contained .safetensors file: tensors() plus config as JSON under metadata 'posenc.config' */
+  toSafetensors(options?: { metadata?: Record<string, string> }): Uint8Array;
+  /** frees the encoder's wasm memory; later calls throw */
+  dispose(): void;
+}
+/** A tiny transformer encoder in wasm; every positional scheme. Call dispose() when done. */
+export function createEncoder(options: EncoderOptions): Encoder;
+/** The tensor names and shapes createEncoder expects, in parameter order. */
+export function encoderTensorShapes(options: EncoderShapeOptions): Record<string, number[]>;
+/** Stable softmax of each row (cols wide, default one row), in place; -Infinity = masked. */
+export function softmax<X extends Float32Target>(x: X, options?: { cols?: number }): X;
+/**
+ * A new tensors object in which head `head` of layer `layer` attends to the previous token from RoPE alone
+ * (q and k are constant biases, the key rotated by -f_k per pair); the logit of j = i - 1 beats every other
+ * key within maxLength (default 512) by margin (default 10).
+ */
+export function previousTokenHead(
+  tensors: Record<string, Float32Tensor | Tensor>,
+  options: { heads: number; positional?: Positional; layer?: number; head?: number; margin?: number; maxLength?: number },
+): Record<string, Float32Tensor>;
+

@@ -1,0 +1,373 @@
+// encoder.js: a tiny transformer encoder running in wasm (formulas, parameter
+// layout and workspace in include/posenc.h, posenc_encoder_forward). The
+// Encoder keeps its wasm buffers until dispose(); options, tensors and the C
+// config are read in options.js, layout.js, weights.js and native-config.js.
+import { describe, fail, isPlainObject } from '../core/describe.js';
+import { WasmArray, allocateFor, countOf, heapCall } from '../core/heap.js';
+import { wasm } from '../core/instance.js';
+import { boolean, elementCount, integer, later, readOptions, typedArray } from '../core/options.js';
+import { setInto } from '../core/typed.js';
+import { tensorLayout, tensorsOf } from './layout.js';
+import { CONFIG_WORDS, nativeSizes, writeConfig } from './native-config.js';
+import {
+  CONFIG_METADATA_KEY, deepFreeze, deepSnapshot, modelSpec, readCreateOptions, readMask, readTokens, resolveConfig, ropeFrequenciesFor,
+} from './options.js';
+import { writeSafetensors } from './safetensors.js';
+import { readWeights } from './weights.js';
+
+/**
+ * Creates a tiny transformer encoder (include/posenc.h, posenc_encoder_forward):
+ * x = embed[tokens] * embedScale (+ the sinusoidal table or a learned position
+ * row) (+ a language row), then `layers` pre-norm (x + MHA(LN(x)),
+ * x + FF(LN(x))) or post-norm layers, each with multi-head self-attention
+ * (RoPE on q and k, or an ALiBi / T5 bias on the scores, as `positional`
+ * says) and a ReLU / GELU feed-forward block; with an LM head, next-token
+ * logits (encoder.logits).
+ * @param {object} options
+ *   vocabSize, dModel, heads (dModel a multiple of heads), dFF, layers;
+ *   positional: { type: 'none' } | { type: 'sinusoidal', base?, layout? } |
+ *     { type: 'rope', base?, scaling?, rotaryDim?, layout?, precision? } |
+ *     { type: 'alibi', maxBias? } | { type: 't5', numBuckets?, maxDistance?, bidirectional? } |
+ *     { type: 'learned', maxLength } (default sinusoidal); norm 'pre' (default) | 'post';
+ *   activation 'relu' (default) | 'gelu' | 'gelu_tanh'; finalNorm (default false);
+ *   embedScale (default, or 0: sqrt(dModel)); normEps (default 1e-5); languages (rows
+ *   of a language embedding, default 0); classes (a linear head on the pooled output,
+ *   default 0); lmHead (an LM head lm_head.weight, default false); tieEmbeddings (the
+ *   LM head is embed.weight, default false); keepAttention (default true:
+ *   attention(layer) after each call); weights: { seed } | .safetensors bytes |
+ *   { name: { shape, data } } (names: README, or encoderTensorShapes()). A file
+ *   whose metadata has 'posenc.config' (encoder.toSafetensors()) brings its own
+ *   options: createEncoder({ weights: bytes }) is enough, and options given
+ *   beside it win key by key.
+ * @returns {Encoder} call dispose() when done: the encoder holds wasm memory
+ */
+export function createEncoder(options) {
+  const fn = 'createEncoder';
+  const { o, source, fromFile } = readCreateOptions(fn, options);
+  const config = resolveConfig(fn, o);
+  const layout = tensorLayout(fn, config);
+  let host;
+  try {
+    host = readWeights(fn, config, source, layout);
+  } catch (error) {
+    if (!fromFile || !(error instanceof RangeError)) throw error;
+    const message = error.message.replace(`posenc.${fn}: `, '');
+    throw new RangeError(`posenc.${fn}: the options in weights' metadata '${CONFIG_METADATA_KEY}' (with the caller's over them) disagree with the file's tensors: ${message}`);
+  }
+  return new Encoder(config, layout, host);
+}
+
+/**
+ * A tiny encoder created by createEncoder. Its methods are synchronous and
+ * copy their results out of wasm memory. dispose() frees its wasm memory.
+ */
+class Encoder {
+  #config;
+  #layout;
+  #buffers = {}; // name -> WasmArray: params, head, config, invFreq, sizes, hidden, work, attention, ...
+  #invFreqSeq = -1; // the sequence length the RoPE frequencies were computed for
+  #last = null; // { seq, mask } of the last forward pass
+  #disposed = false;
+
+  /** @internal use createEncoder() */
+  constructor(config, layout, host) {
+    const fn = 'createEncoder';
+    this.#config = deepFreeze(deepSnapshot(fn, config, 'options'));
+    this.#layout = layout;
+    const p = this.#config.positional;
+    // all validation is done: only now does wasm memory get allocated
+    const rope = p.type === 'rope' ? ropeFrequenciesFor(fn, p, 0) : null;
+    try {
+      this.#buffers.params = allocateFor(fn, 'float32', Math.max(layout.paramsLength, 1));
+      this.#buffers.params.array.set(host.params);
+      if (layout.headLength) {
+        this.#buffers.head = allocateFor(fn, 'float32', layout.headLength);
+        this.#buffers.head.array.set(host.head);
+      }
+      this.#buffers.config = allocateFor(fn, 'float64', CONFIG_WORDS);
+      this.#buffers.sizes = allocateFor(fn, 'int32', 2); // posenc_encoder_sizes' two size_t
+      if (rope) this.#buffers.invFreq = allocateFor(fn, 'float64', p.rotaryDim / 2);
+      this.#writeConfig(rope);
+      // the C's parameter count is the one formula (posenc_encoder_sizes): the tensors must fill it exactly
+      const { params } = this.#sizes(fn, 0);
+      if (params !== layout.paramsLength) {
+        throw new Error(`posenc.${fn}: internal error: the C counts ${params} parameters, the tensor layout ${layout.paramsLength}`);
+      }
+    } catch (error) {
+      this.dispose();
+      throw error;
+    }
+  }
+
+  /** The resolved options (defaults filled in), frozen. */
+  get config() {
+    return this.#config;
+  }
+
+  /** The number of parameters (floats), the classifier head included. */
+  get parameterCount() {
+    return this.#layout.paramsLength + this.#layout.headLength;
+  }
+
+  #writeConfig(rope) {
+    const fn = 'createEncoder';
+    if (rope) this.#buffers.invFreq.array.set(rope.invFreq);
+    const at = rope && { pointer: this.#buffers.invFreq.pointer(fn), attentionFactor: rope.attentionFactor };
+    writeConfig(fn, this.#buffers.config.pointer(fn), this.#config, at);
+  }
+
+  #alive(fn) {
+    if (this.#disposed) throw new Error(`posenc.${fn}: the encoder was disposed`);
+  }
+
+  /** A wasm buffer of at least n floats under `name`, reallocated when too small; errors name fn. */
+  #buffer(fn, name, n) {
+    const b = this.#buffers[name];
+    if (b && b.length >= n) return b;
+    if (b) b.free();
+    this.#buffers[name] = null;
+    this.#buffers[name] = allocateFor(fn, 'float32', Math.max(n, 1));
+    return this.#buffers[name];
+  }
+
+  /**
+   * The parameter and workspace floats for seq tokens: posenc_encoder_sizes
+   * decides (one formula, in include/posenc.h).
+   */
+  #sizes(fn, seq) {
+    return nativeSizes(fn, this.#buffers.config.pointer(fn), this.#buffers.sizes.pointer(fn), seq);
+  }
+
+  /**
+   * Validates (tokens, options) and runs one pass: 'forward' into the
+   * `hidden` buffer ([seq][dModel]), or 'logits' into `lmLogits` ([seq][vocabSize]).
+   */
+  #run(fn, tokens, options, outLength, entry = 'forward') {
+    this.#alive(fn);
+    this.#last = null; // until this pass completes, attention() has nothing to show
+    const c = this.#config;
+    const ids = readTokens(fn, tokens, c.vocabSize);
+    const seq = ids.length;
+    const o = readOptions(fn, options, {
+      mask: later({ optional: true }),
+      causal: boolean({ default: false }),
+      language: c.languages ? integer(0, c.languages - 1, { optional: true }) : later({ optional: true }),
+      out: typedArray('float32', { optional: true }),
+    });
+    if (o.language !== undefined && !c.languages) {
+      throw new RangeError(`posenc.${fn}: language needs an encoder created with languages > 0, got ${describe(o.language)}`);
+    }
+    const p = c.positional;
+    if (p.type === 'learned' && seq > p.maxLength) {
+      throw new RangeError(`posenc.${fn}: tokens must number at most positional.maxLength = ${p.maxLength} (the rows of pos_embed.weight), got ${seq} tokens`);
+    }
+    const mask = o.mask === undefined ? null : readMask(fn, o.mask, seq);
+    const act = elementCount(fn, { seq, dModel: c.dModel });
+    const outCount = entry === 'logits' ? elementCount(fn, { seq, vocabSize: c.vocabSize }) : act;
+    const probs = c.keepAttention ? elementCount(fn, { layers: c.layers, heads: c.heads, 'seq * seq': seq * seq }) : 0;
+    if (o.out !== undefined && countOf(o.out) !== outLength(seq)) {
+      throw new RangeError(`posenc.${fn}: out must have length ${outLength(seq)}, got ${countOf(o.out)}`);
+    }
+    if (p.type === 'rope' && this.#invFreqSeq !== seq && isPlainObject(p.scaling) &&
+        (p.scaling.type === 'dynamic' || p.scaling.type === 'longrope')) {
+      this.#writeConfig(ropeFrequenciesFor(fn, p, seq));
+      this.#invFreqSeq = seq;
+    }
+    const { work } = this.#sizes(fn, seq);
+    const target = this.#buffer(fn, entry === 'logits' ? 'lmLogits' : 'hidden', outCount);
+    const workspace = this.#buffer(fn, 'work', work);
+    const attention = probs ? this.#buffer(fn, 'attention', probs) : null;
+    const { exports } = wasm(fn);
+    const buffers = [
+      { array: target, type: 'float32', length: outCount },
+      { array: this.#buffers.config, type: 'float64', length: CONFIG_WORDS },
+      { array: this.#buffers.params, type: 'float32', length: this.#layout.paramsLength },
+      { array: workspace, type: 'float32', length: work },
+      { array: ids, type: 'int32', length: seq, copyIn: true },
+    ];
+    if (attention) buffers.push({ array: attention, type: 'float32', length: probs });
+    if (mask) buffers.push({ array: mask, type: 'int32', length: seq, copyIn: true });
+    const call = entry === 'logits' ? exports.posenc_encoder_logits : exports.posenc_encoder_forward;
+    heapCall(fn, buffers, (pOut, pConfig, pParams, pWork, pTokens, ...rest) => {
+      const pAttention = attention ? rest.shift() : 0;
+      const pMask = mask ? rest.shift() : 0;
+      return call(
+        pOut, outCount, pConfig, pParams, this.#layout.paramsLength, pTokens, seq, pMask, o.causal ? 1 : 0,
+        o.language ?? -1, pAttention, probs, pWork, work,
+      );
+    });
+    this.#last = { seq, mask };
+    return { o, seq, act, mask, outCount };
+  }
+
+  /**
+   * The encoder's output for tokens: a Float32Array [seq][dModel] (row s is
+   * token s), or `options.out` filled.
+   * @param {Int32Array | number[]} tokens ids in [0, vocabSize), at least one
+   * @param {{ mask?: ArrayLike<number | boolean>, causal?: boolean, language?: number, out?: Float32Array }} [options]
+   *   mask: 1 = token, 0 = padding (never attended to); causal: token i sees keys j <= i;
+   *   language: a row of language_embed added to every token (the translation encoder of "Transformer Encoder Explained")
+   * @returns {Float32Array}
+   */
+  forward(tokens, options = {}) {
+    const fn = 'encoder.forward';
+    const { o, act } = this.#run(fn, tokens, options, (seq) => seq * this.#config.dModel);
+    return this.#copyOut(fn, 'hidden', act, o.out);
+  }
+
+  /**
+   * Next-token logits at every position (posenc_encoder_logits): a
+   * Float32Array [seq][vocabSize], row s = forward(tokens)[s] W^T with W
+   * lm_head.weight, or embed.weight when tieEmbeddings. A language model
+   * passes causal: true. Needs lmHead or tieEmbeddings.
+   * @param {Int32Array | number[]} tokens ids in [0, vocabSize), at least one
+   * @param {{ mask?, causal?: boolean, language?: number, out?: Float32Array }} [options] as forward; out has seq * vocabSize elements
+   * @returns {Float32Array}
+   */
+  logits(tokens, options = {}) {
+    const fn = 'encoder.logits';
+    this.#alive(fn);
+    const c = this.#config;
+    if (!c.lmHead) throw new Error(`posenc.${fn}: the encoder has no LM head (create it with lmHead: true and an lm_head.weight tensor, or tieEmbeddings: true)`);
+    const { o, outCount } = this.#run(fn, tokens, options, (seq) => seq * c.vocabSize, 'logits');
+    return this.#copyOut(fn, 'lmLogits', outCount, o.out);
+  }
+
+  #copyOut(fn, name, n, out) {
+    const view = this.#buffers[name].array.subarray(0, n);
+    if (out === undefined) return view.slice();
+    if (WasmArray.isBranded(out)) out.array.set(view);
+    else setInto(out, view);
+    return out;
+  }
+
+  /**
+   * Mean pooling of the output over the unmasked tokens (the sentiment sketch
+   * of "Transformer Encoder Explained", x.mean(axis=1)): a Float32Array [dModel].
+   * @param {Int32Array | number[]} tokens
+   * @param {{ mask?, causal?, language?, out?: Float32Array }} [options] as forward; out has dModel elements
+   * @returns {Float32Array}
+   */
+  pool(tokens, options = {}) {
+    const fn = 'encoder.pool';
+    const d = this.#config.dModel;
+    const { o, seq, act, mask } = this.#run(fn, tokens, options, () => d);
+    this.#pool(fn, seq, act, mask);
+    return this.#copyOut(fn, 'pooled', d, o.out);
+  }
+
+  #pool(fn, seq, act, mask) {
+    const d = this.#config.dModel;
+    const pooled = this.#buffer(fn, 'pooled', d);
+    const { exports } = wasm(fn);
+    const buffers = [
+      { array: pooled, type: 'float32', length: d },
+      { array: this.#buffers.hidden, type: 'float32', length: act },
+    ];
+    if (mask) buffers.push({ array: mask, type: 'int32', length: seq, copyIn: true });
+    heapCall(fn, buffers, (pOut, pX, pMask = 0) => exports.posenc_mean_pool(pOut, d, pX, act, seq, d, pMask));
+  }
+
+  /**
+   * The classifier head on the pooled output: logits = pool(tokens) W^T + b,
+   * a Float32Array [classes] (needs classes > 0 and head.weight, head.bias).
+   * @returns {Float32Array}
+   */
+  classify(tokens, options = {}) {
+    const fn = 'encoder.classify';
+    this.#alive(fn);
+    const c = this.#config;
+    if (!c.classes) throw new Error(`posenc.${fn}: the encoder has no classifier head (create it with classes > 0)`);
+    const { o, seq, act, mask } = this.#run(fn, tokens, options, () => c.classes);
+    this.#pool(fn, seq, act, mask);
+    const logits = this.#buffer(fn, 'logits', c.classes);
+    const d = c.dModel;
+    const { exports } = wasm(fn);
+    heapCall(
+      fn,
+      [
+        { array: logits, type: 'float32', length: c.classes },
+        { array: this.#buffers.pooled, type: 'float32', length: d },
+        { array: this.#buffers.head, type: 'float32', length: this.#layout.headLength },
+      ],
+      (pOut, pX, pHead) => exports.posenc_linear(pOut, c.classes, pX, d, 1, d, pHead, c.classes * d, c.classes, pHead + 4 * c.classes * d),
+    );
+    return this.#copyOut(fn, 'logits', c.classes, o.out);
+  }
+
+  /**
+   * The attention probabilities of the last forward (or pool, classify) call
+   * in layer `layer`: a Float32Array [heads][seq][seq], row i the query token,
+   * column j the key; each row sums to 1 (0 for a query with every key masked).
+   * @param {number} layer 0 .. layers - 1
+   * @returns {Float32Array}
+   */
+  attention(layer) {
+    const fn = 'encoder.attention';
+    this.#alive(fn);
+    const c = this.#config;
+    if (!c.keepAttention) throw new Error(`posenc.${fn}: the encoder was created with keepAttention: false`);
+    if (!this.#last) throw new Error(`posenc.${fn}: no forward pass yet (call forward(tokens) first; a call that failed does not count)`);
+    if (c.layers === 0) throw new RangeError(`posenc.${fn}: the encoder has no layers, got layer ${describe(layer)}`);
+    integer(0, c.layers - 1).check(fn, 'layer', layer);
+    const n = c.heads * this.#last.seq * this.#last.seq;
+    return this.#buffers.attention.array.slice(layer * n, (layer + 1) * n);
+  }
+
+  /**
+   * Every tensor of the encoder by name (the naming scheme of README and
+   * include/posenc.h), copied: { name: { dtype: 'F32', shape, data } }, ready
+   * for writeSafetensors().
+   */
+  tensors() {
+    this.#alive('encoder.tensors');
+    const out = {};
+    const params = this.#buffers.params.array;
+    const head = this.#buffers.head?.array;
+    for (const t of tensorsOf(this.#layout)) {
+      out[t.name] = { dtype: 'F32', shape: [...t.shape], data: (t.head ? head : params).slice(t.offset, t.offset + t.size) };
+    }
+    return out;
+  }
+
+  /**
+   * A self-contained model file: the tensors as .safetensors bytes, with the
+   * options (this.config as JSON) under the metadata key 'posenc.config', so
+   * that createEncoder({ weights: bytes }) needs nothing else.
+   * @param {{ metadata?: Record<string, string> }} [options] more metadata entries to write
+   * @returns {Uint8Array}
+   */
+  toSafetensors(options = {}) {
+    const fn = 'encoder.toSafetensors';
+    this.#alive(fn);
+    const o = readOptions(fn, options, { metadata: later({ optional: true }) });
+    if (o.metadata !== undefined && (!isPlainObject(o.metadata) || !Object.values(o.metadata).every((v) => typeof v === 'string'))) {
+      throw fail(TypeError, fn, 'metadata', 'an object mapping strings to strings', o.metadata);
+    }
+    if (o.metadata && Object.hasOwn(o.metadata, CONFIG_METADATA_KEY)) {
+      throw new RangeError(`posenc.${fn}: metadata must not set '${CONFIG_METADATA_KEY}' (the encoder writes its own options there)`);
+    }
+    const metadata = { ...o.metadata, [CONFIG_METADATA_KEY]: JSON.stringify(this.#config) };
+    return writeSafetensors(this.tensors(), { metadata });
+  }
+
+  /** Frees the encoder's wasm memory; later calls throw. Calling it again does nothing. */
+  dispose() {
+    for (const [name, b] of Object.entries(this.#buffers)) {
+      if (b && !b.freed) b.free();
+      this.#buffers[name] = null;
+    }
+    this.#disposed = true;
+  }
+}
+
+/**
+ * The tensor names and shapes createEncoder expects for these options (the
+ * same options, without weights), in the order of the parameter buffer.
+ * @returns {Record<string, number[]>}
+ */
+export function encoderTensorShapes(options) {
+  const fn = 'encoderTensorShapes';
+  const c = resolveConfig(fn, readOptions(fn, options, modelSpec));
+  return Object.fromEntries(Array.from(tensorsOf(tensorLayout(fn, c)), (t) => [t.name, t.shape]));
+}

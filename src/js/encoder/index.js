@@ -1,0 +1,25 @@
+// posenc/encoder: the tiny transformer encoder, .safetensors files, and every
+// positional encoding of 'posenc' (the same functions), with one wasm inline
+// that holds them all. Import everything from here and call this init().
+import { exports_encoder } from '../../../build/abi.js';
+import { wasmBase64 } from '../../../build/posenc-encoder.wasm.js';
+import { makeInit } from '../core/load.js';
+
+export * from '../api.js';
+export { createEncoder, encoderTensorShapes } from './encoder.js';
+export { POSITIONAL_TYPES, CONFIG_METADATA_KEY } from './options.js';
+export { softmax } from './softmax.js';
+export { previousTokenHead } from './previous-token-head.js';
+export { readSafetensors, writeSafetensors, SAFETENSORS_DTYPES } from './safetensors.js';
+
+/**
+ * Loads the encoder's wasm (inline in this module; it also runs every
+ * positional encoding): call once, and await it, before any compute function.
+ */
+export const { init, wasmBuild } = makeInit(
+  {
+    simd: () => wasmBase64,
+    baseline: async () => (await import('../../../build/posenc-encoder-baseline.wasm.js')).wasmBase64,
+  },
+  exports_encoder,
+);

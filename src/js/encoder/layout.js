@@ -1,0 +1,87 @@
+// layout.js: the encoder's tensors, their names, shapes and places in the flat
+// parameter buffer (include/posenc.h, posenc_encoder_sizes, states the order).
+import { elementCount } from '../core/options.js';
+
+/**
+ * The tensors of an encoder, in the order of the flat parameter buffer
+ * (include/posenc.h, posenc_encoder_sizes), then the classifier head (its own
+ * buffer). Every tensor's element count is checked against what one buffer can
+ * hold before anything is listed, drawn or allocated; the layers are described
+ * once (a template) and walked by tensorsOf, so no list grows with `layers`.
+ */
+export function tensorLayout(fn, c) {
+  const d = c.dModel;
+  const size = (shape) => shape.reduce((a, b) => a * b, 1);
+  const place = (list, start = 0) => {
+    let offset = start;
+    for (const t of list) {
+      t.offset = offset;
+      t.size = size(t.shape);
+      offset += t.size;
+    }
+    return offset - start;
+  };
+  // the element counts first, by the options that make them: vocabSize * dModel, classes * dModel, ...
+  const counts = [{ vocabSize: c.vocabSize, dModel: d }, { dFF: c.dFF, dModel: d }, { classes: c.classes, dModel: d }];
+  if (c.languages) counts.push({ languages: c.languages, dModel: d });
+  if (c.positional.type === 't5') counts.push({ 'positional.numBuckets': c.positional.numBuckets, heads: c.heads });
+  if (c.positional.type === 'learned') counts.push({ 'positional.maxLength': c.positional.maxLength, dModel: d });
+  for (const factors of counts) elementCount(fn, factors);
+
+  const before = [{ name: 'embed.weight', shape: [c.vocabSize, d], init: 'embed' }];
+  if (c.positional.type === 'learned') before.push({ name: 'pos_embed.weight', shape: [c.positional.maxLength, d], init: 'embed' });
+  if (c.languages) before.push({ name: 'language_embed.weight', shape: [c.languages, d], init: 'embed' });
+  if (c.positional.type === 't5') before.push({ name: 'relative_attention_bias.weight', shape: [c.positional.numBuckets, c.heads], init: 'bias' });
+  const layer = [];
+  for (const proj of ['q_proj', 'k_proj', 'v_proj', 'out_proj']) {
+    layer.push({ name: `self_attn.${proj}.weight`, shape: [d, d], init: 'linear', fanIn: d });
+    layer.push({ name: `self_attn.${proj}.bias`, shape: [d], init: 'linear', fanIn: d });
+  }
+  layer.push({ name: 'norm1.weight', shape: [d], init: 'one' }, { name: 'norm1.bias', shape: [d], init: 'zero' });
+  layer.push({ name: 'linear1.weight', shape: [c.dFF, d], init: 'linear', fanIn: d });
+  layer.push({ name: 'linear1.bias', shape: [c.dFF], init: 'linear', fanIn: d });
+  layer.push({ name: 'linear2.weight', shape: [d, c.dFF], init: 'linear', fanIn: c.dFF });
+  layer.push({ name: 'linear2.bias', shape: [d], init: 'linear', fanIn: c.dFF });
+  layer.push({ name: 'norm2.weight', shape: [d], init: 'one' }, { name: 'norm2.bias', shape: [d], init: 'zero' });
+  const after = [];
+  if (c.finalNorm) after.push({ name: 'norm.weight', shape: [d], init: 'one' }, { name: 'norm.bias', shape: [d], init: 'zero' });
+  if (c.lmHead && !c.tieEmbeddings) after.push({ name: 'lm_head.weight', shape: [c.vocabSize, d], init: 'linear', fanIn: d });
+  const head = c.classes
+    ? [
+        { name: 'head.weight', shape: [c.classes, d], init: 'linear', fanIn: d, head: true },
+        { name: 'head.bias', shape: [c.classes], init: 'linear', fanIn: d, head: true },
+      ]
+    : [];
+
+  const beforeLength = place(before);
+  const layerLength = place(layer);
+  const headLength = place(head);
+  const afterLength = after.reduce((n, t) => n + size(t.shape), 0);
+  elementCount(fn, { parameters: beforeLength + c.layers * layerLength + afterLength });
+  elementCount(fn, { 'classes * (dModel + 1)': headLength });
+  const layersStart = beforeLength;
+  place(after, layersStart + c.layers * layerLength);
+  return { before, layer, layerLength, layersStart, after, head, layers: c.layers, paramsLength: layersStart + c.layers * layerLength + afterLength, headLength };
+}
+
+/** Every tensor of a layout in buffer order, the classifier head last: { name, shape, init, offset, size, head? }. */
+export function* tensorsOf(layout) {
+  yield* layout.before;
+  for (let i = 0; i < layout.layers; i++) {
+    const start = layout.layersStart + i * layout.layerLength;
+    for (const t of layout.layer) yield { ...t, name: `layers.${i}.${t.name}`, offset: start + t.offset };
+  }
+  yield* layout.after;
+  yield* layout.head;
+}
+
+/** The tensor of a layout named `name`, or undefined. */
+export function findTensor(layout, name) {
+  const m = /^layers\.(0|[1-9]\d*)\.(.+)$/.exec(name);
+  if (m) {
+    const i = Number(m[1]);
+    const t = i < layout.layers ? layout.layer.find((x) => x.name === m[2]) : undefined;
+    return t && { ...t, name, offset: layout.layersStart + i * layout.layerLength + t.offset };
+  }
+  return [...layout.before, ...layout.after, ...layout.head].find((t) => t.name === name);
+}
