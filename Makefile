@@ -40,6 +40,7 @@ help:
 	@echo "make fuzz   fuzz every public C routine FUZZ_SECONDS each (default 60), ASan + UBSan"
 	@echo "make install PREFIX=...   the C header, static library and posenc.pc"
 	@echo "make models retrain the copy-task models of web/models/ (PyTorch, ~1 hour)"
+	@echo "make reference  rewrite tests/fixtures/reference-torch/ from the reference implementations (PyTorch)"
 
 # ---------------------------------------------------------------- dependencies
 # apt_install(command, package): install a Debian package when the command is missing.
@@ -257,6 +258,16 @@ models:
 	$(call apt_install_file,/usr/lib/python3/dist-packages/torch/__init__.py,python3-torch)
 	$(call apt_install_file,/usr/lib/$(MULTIARCH)/openblas-pthread/libopenblas.so.0,libopenblas0-pthread)
 	$(TORCH_PYTHON) tools/train/make_models.py --threads 2
+
+# ---------------------------------------------------------------- reference fixtures
+# tests/fixtures/reference-torch/: the reference implementations (transformers,
+# diffusers, MAE, llm-foundry, nn.TransformerEncoder) run in Debian's PyTorch and
+# numpy (tools/reference/README.md). Not part of `make test`: the fixtures are
+# committed and the tests read them.
+.PHONY: reference
+reference:
+	$(call apt_install_file,/usr/lib/python3/dist-packages/torch/__init__.py,python3-torch)
+	$(TORCH_PYTHON) tools/reference/make_fixtures.py
 
 # ---------------------------------------------------------------- demo
 demo: deps wasm js
