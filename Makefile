@@ -218,7 +218,7 @@ build/fuzz/obj/decode.o: tests/fuzz/decode.c tests/fuzz/decode.h include/posenc.
 	@mkdir -p $(@D)
 	$(CLANG) $(CSTD) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c $< -o $@
 
-build/fuzz/%: tests/fuzz/%.c tests/fuzz/decode.h $(FUZZ_OBJS)
+build/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(FUZZ_OBJS)
 	$(CLANG) $(CSTD) $(FUZZ_SAN) -fsanitize=fuzzer -Itests/fuzz $< $(FUZZ_OBJS) -lm -o $@
 
 .SECONDARY: $(FUZZ_OBJS)
