@@ -239,10 +239,14 @@ build/bench/probes.wasm: bench/probes.c $(PROBE_SRCS) $(HDRS) Makefile
 	  -sMAXIMUM_MEMORY=4GB -sMALLOC=emmalloc \
 	  -sEXPORTED_FUNCTIONS=$(PROBE_EXPORTS) $< $(PROBE_SRCS) -o $@
 
+# budgets.mjs and page-timings.mjs: the time budgets the tests do not assert (no
+# clock in a test), each against a floor measured in the same run.
 bench: deps wasm js build/bench/probes.wasm
 	$(NODE) bench/run.mjs
 	$(NODE) bench/breakdown.mjs
 	$(NODE) bench/size.mjs
+	$(NODE) bench/budgets.mjs
+	$(NODE) bench/page-timings.mjs
 
 # ---------------------------------------------------------------- models
 # The copy-task models of web/models/ (tools/train/README.md): one per
