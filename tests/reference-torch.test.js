@@ -265,7 +265,8 @@ describe("MAE's and diffusers' get_2d_sincos_pos_embed", () => {
 
   // MAE evaluates in float64 (numpy) on integer coordinates: posenc is within its 2^-23 contract.
   // diffusers first rounds each coordinate X to float32 twice (x / (n / baseSize), then
-  // / interpolationScale): |X32 - X| <= 2u |X|, so the angle X w_k moves by up to 2u |X| w_k.
+  // / interpolationScale; both divisors exact in float32 in these cases): |X32 - X| <= 2u |X|,
+  // so the angle X w_k moves by up to 2u |X| w_k, and its sine or cosine as much.
   test.each(sincos.cases.map((c) => [c.source, `${c.height} x ${c.width}`, c.dModel, c]))('%s %s, dModel %i', (source, _g, d, c) => {
     const got = posenc.sinusoidal2d({
       height: c.height, width: c.width, dModel: d, clsToken: c.clsToken, baseSize: c.baseSize, interpolationScale: c.interpolationScale,
