@@ -49,6 +49,7 @@ help:
 	@echo "make fuzz   fuzz every public C routine FUZZ_SECONDS each (default 60), ASan + UBSan"
 	@echo "make install PREFIX=...   the C header, static library and posenc.pc"
 	@echo "make models retrain the copy-task models of web/models/ (PyTorch, ~1 hour)"
+	@echo "make reference  rewrite tests/fixtures/reference-torch/ from the reference implementations (PyTorch)"
 
 # ---------------------------------------------------------------- dependencies
 # apt_install(command, package): install a Debian package when the command is missing.
@@ -235,7 +236,7 @@ build/fuzz/obj/decode.o: tests/fuzz/decode.c tests/fuzz/decode.h include/posenc.
 	@mkdir -p $(@D)
 	$(CLANG) $(CSTD) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c $< -o $@
 
-build/fuzz/%: tests/fuzz/%.c tests/fuzz/decode.h $(FUZZ_OBJS)
+build/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(FUZZ_OBJS)
 	$(CLANG) $(CSTD) $(FUZZ_SAN) -fsanitize=fuzzer -Itests/fuzz $< $(FUZZ_OBJS) -lm -o $@
 
 .SECONDARY: $(FUZZ_OBJS)
@@ -256,10 +257,14 @@ build/bench/probes.wasm: bench/probes.c $(PROBE_SRCS) $(HDRS) Makefile
 	  -sMAXIMUM_MEMORY=4GB -sMALLOC=emmalloc \
 	  -sEXPORTED_FUNCTIONS=$(PROBE_EXPORTS) $< $(PROBE_SRCS) -o $@
 
+# budgets.mjs and page-timings.mjs: the time budgets the tests do not assert (no
+# clock in a test), each against a floor measured in the same run.
 bench: deps wasm js build/bench/probes.wasm
 	$(NODE) bench/run.mjs
 	$(NODE) bench/breakdown.mjs
 	$(NODE) bench/size.mjs
+	$(NODE) bench/budgets.mjs
+	$(NODE) bench/page-timings.mjs
 
 # ---------------------------------------------------------------- models
 # The copy-task models of web/models/ (tools/train/README.md): one per
@@ -275,6 +280,16 @@ models:
 	$(call apt_install_file,/usr/lib/python3/dist-packages/torch/__init__.py,python3-torch)
 	$(call apt_install_file,/usr/lib/$(MULTIARCH)/openblas-pthread/libopenblas.so.0,libopenblas0-pthread)
 	$(TORCH_PYTHON) tools/train/make_models.py --threads 2
+
+# ---------------------------------------------------------------- reference fixtures
+# tests/fixtures/reference-torch/: the reference implementations (transformers,
+# diffusers, MAE, llm-foundry, nn.TransformerEncoder) run in Debian's PyTorch and
+# numpy (tools/reference/README.md). Not part of `make test`: the fixtures are
+# committed and the tests read them.
+.PHONY: reference
+reference:
+	$(call apt_install_file,/usr/lib/python3/dist-packages/torch/__init__.py,python3-torch)
+	$(TORCH_PYTHON) tools/reference/make_fixtures.py
 
 # ---------------------------------------------------------------- demo
 demo: deps wasm js

@@ -105,6 +105,8 @@ test('addSinusoidal forms x * scale + PE in float32 from the float32 table value
     const x = Float32Array.from({ length: batch * seq * d }, (_, i) => Math.sin(i * 0.37) * 3);
     const before = x.slice();
     const pe = posenc.sinusoidal({ length: seq, dModel: d, offset: 5 });
+    // the table added is the formula's (within the contract), and it is added exactly once
+    expect(maxError(pe, (idx) => vaswani(5 + Math.floor(idx / d), idx % d, d))).toBeLessThanOrEqual(ULP1);
     posenc.addSinusoidal(x, { dModel: d, batch, order, scale, offset: 5 });
     for (let b = 0; b < batch; b++) {
       for (let s = 0; s < seq; s++) {

@@ -652,15 +652,15 @@ test('WasmArray: double free, use after free, hand-made arrays raise errors and 
 
 // ------------------------------------------------------------------ inputs that must work
 
+// No work proportional to the huge dimension: that work would take minutes (Jest's timeout
+// reports it); how long the calls take is bench/budgets.mjs's measurement, not this test's.
 test('empty results with huge other dimensions return at once (no work proportional to them)', () => {
-  const start = performance.now();
   expect(posenc.sinusoidal({ length: 0, dModel: I32 }).length).toBe(0);
   expect(posenc.addSinusoidal(new Float32Array(0), { dModel: I32 }).length).toBe(0);
   expect(posenc.alibiBias({ heads: I32, queryLength: 0, keyLength: 4 }).length).toBe(0);
   expect(posenc.alibiBias({ heads: I32, queryLength: 4, keyLength: 0 }).length).toBe(0);
   expect(posenc.applyRope(new Float32Array(0), { heads: 1, headDim: 2, batch: 2 ** 28, positions: new Int32Array(0) }).length).toBe(0);
   expect(posenc.t5Bias({ heads: 1, queryLength: 0, keyLength: I32, weights: new Float32Array(32) }).length).toBe(0);
-  expect(performance.now() - start).toBeLessThan(500);
 });
 
 describe('shared, frozen, non-extensible and resizable inputs', () => {

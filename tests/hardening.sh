@@ -75,7 +75,7 @@ clang_tidy_step() {
   # seconds per file.
   local stamps=build/clang-tidy context file todo=() code
   mkdir -p "$stamps"
-  context=$(cat .clang-tidy include/*.h src/*.h tests/c/check.h tests/fuzz/decode.h | sha256sum)
+  context=$(cat .clang-tidy include/*.h src/*.h tests/c/check.h tests/fuzz/*.h | sha256sum)
   for file in src/*.c tests/fuzz/*.c tests/c/test_hardening.c; do
     [ -e "$stamps/$( (echo "$context"; cat "$file") | sha256sum | cut -c1-32)" ] || todo+=("$file")
   done

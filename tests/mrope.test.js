@@ -3,7 +3,7 @@
 // HF's get_rope_index, apply_multimodal_rotary_pos_emb, PixtralRotaryEmbedding and
 // VisionRotaryEmbedding / rot_pos_emb; and M-RoPE with equal axes against plain RoPE.
 import { readFileSync } from 'node:fs';
-import { posenc, maxError, thrown, ULP1 } from './helpers.js';
+import { posenc, maxError, thrown, ULP1, ropeOracle } from './helpers.js';
 
 const ref = JSON.parse(readFileSync(new URL('./fixtures/reference.json', import.meta.url)));
 
@@ -89,7 +89,7 @@ describe('M-RoPE: apply_multimodal_rotary_pos_emb', () => {
   test('each pair takes its position from its section, in both halves (half) and both members (interleaved)', () => {
     const [headDim, section] = [12, [1, 2, 3]];
     const positions = Int32Array.from([10, 20, 30]); // seq 1: temporal 10, height 20, width 30
-    const f = posenc.ropeFrequencies({ rotaryDim: headDim }).invFreq;
+    const f = ropeOracle({ rotaryDim: headDim }).invFreq; // 10000^(-2k/12), in double, here
     const axisOf = (k) => (k < 1 ? 0 : k < 3 ? 1 : 2);
     for (const layout of ['half', 'interleaved']) {
       const x = values(headDim, 3);
@@ -166,9 +166,12 @@ describe('2-D RoPE: Pixtral and the Qwen2-VL vision encoder', () => {
   });
 
   test('ropeFrequencies with rope2d: the frequencies in the order the pairs use them', () => {
-    const f = posenc.ropeFrequencies({ rotaryDim: 8 }).invFreq;
-    expect(Array.from(posenc.ropeFrequencies({ rotaryDim: 8, rope2d: 'pixtral' }).invFreq)).toEqual([f[0], f[2], f[1], f[3]]);
-    expect(Array.from(posenc.ropeFrequencies({ rotaryDim: 8, rope2d: 'axial' }).invFreq)).toEqual([f[0], f[2], f[0], f[2]]);
+    const f = [0, 1, 2, 3].map((k) => 10000 ** (-2 * k / 8)); // base^(-2k/d), in double, here
+    const close = (got, want) => Array.from(got).forEach((v, i) => expect(Math.abs(v / want[i] - 1)).toBeLessThanOrEqual(2 ** -51));
+    // Pixtral: the even frequencies for the row, the odd ones for the column
+    close(posenc.ropeFrequencies({ rotaryDim: 8, rope2d: 'pixtral' }).invFreq, [f[0], f[2], f[1], f[3]]);
+    // the Qwen2-VL vision encoder: base^(-4k/d) for each axis
+    close(posenc.ropeFrequencies({ rotaryDim: 8, rope2d: 'axial' }).invFreq, [f[0], f[2], f[0], f[2]]);
   });
 
   test('rules: grid fits x, rotaryDim % 4, no scaling, grid or positions, not with mropeSection', () => {

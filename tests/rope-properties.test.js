@@ -1,7 +1,7 @@
 // RoPE properties (seeded loops), accuracy at long positions against a double
 // oracle written here, the float32 recipe against a Math.fround emulation,
 // and the half <-> interleaved weight permutation.
-import { posenc } from './helpers.js';
+import { posenc, ropeOracle } from './helpers.js';
 
 const EPS22 = 2 ** -22;
 const EPS23 = 2 ** -23;
@@ -151,7 +151,7 @@ describe('accuracy against a double oracle', () => {
     const seq = 4;
     const positions = Int32Array.from([0, 1, 2, 3, -1, -1, 0, 1, 1048570, 1048571, 1048572, 1048573]);
     const scaling = { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 4096, maxPositionEmbeddings: 16384 };
-    const { invFreq, attentionFactor } = posenc.ropeFrequencies({ rotaryDim: headDim, scaling });
+    const { invFreq, attentionFactor } = ropeOracle({ rotaryDim: headDim, scaling }); // HF's YaRN, in double, here
     const x = random(batch * seq * heads * headDim, 9);
     const out = posenc.applyRope(Float32Array.from(x), { heads, headDim, batch, positions, scaling });
     for (let r = 0; r < batch * seq; r++) {
@@ -195,7 +195,7 @@ describe("precision: 'float32' is the float32 recipe, bit for bit", () => {
 
   test('ropeCache: fround(cos(fround(fround(p) * fround(f)))) * fround(A)', () => {
     const scaling = { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 4096, maxPositionEmbeddings: 16384 };
-    const { invFreq, attentionFactor } = posenc.ropeFrequencies({ rotaryDim: 64, scaling });
+    const { invFreq, attentionFactor } = ropeOracle({ rotaryDim: 64, scaling });
     const { cos, sin } = posenc.ropeCache({ positions, rotaryDim: 64, scaling, precision: 'float32' });
     let mismatches = 0;
     positions.forEach((p, r) => {
@@ -212,7 +212,7 @@ describe("precision: 'float32' is the float32 recipe, bit for bit", () => {
     const headDim = 24;
     const rotaryDim = 20;
     const heads = 2;
-    const { invFreq } = posenc.ropeFrequencies({ rotaryDim, base: 500000 });
+    const { invFreq } = ropeOracle({ rotaryDim, base: 500000 });
     const x = random(positions.length * heads * headDim, 31);
     const out = posenc.applyRope(Float32Array.from(x), {
       heads, headDim, rotaryDim, layout, base: 500000, positions, precision: 'float32',

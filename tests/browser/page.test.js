@@ -1,8 +1,9 @@
 // The page as a whole in Chromium: it loads under its CSP with no console
 // error, no violation and no request leaving its origin, in the light and
 // dark themes and at 360 px; every control is labelled and reachable by
-// keyboard; redraws at default sizes fit in a frame. Writes a screenshot of
-// every view under build/screenshots/ for a person to look at.
+// keyboard; every view redraws on a theme switch and records its draw time (the
+// time budgets are bench/page-timings.mjs's: no clock here). Writes a screenshot
+// of every view under build/screenshots/ for a person to look at.
 import { launch, openPage, SCREENSHOTS } from './chromium.js';
 import { CSP } from '../../web/serve.mjs';
 
@@ -111,7 +112,7 @@ describe('the page (light, 1100 px)', () => {
     expect(controls.map((c) => c.id).filter((id) => !reached.has(id))).toEqual([]);
   });
 
-  test('redraws at default sizes fit in one animation frame (best of 5, each view)', async () => {
+  test('a theme switch redraws every view, five times, each recording its draw time (logged; budgets in make bench)', async () => {
     const best = {};
     for (let i = 0; i < 5; i++) {
       await page.emulateMedia({ colorScheme: i % 2 ? 'light' : 'dark' }); // a theme switch redraws every view
@@ -120,20 +121,19 @@ describe('the page (light, 1100 px)', () => {
       for (const [v, ms] of times) best[v] = Math.min(best[v] ?? Infinity, ms);
     }
     console.log(`best redraw times (ms): ${JSON.stringify(best)}`);
-    const fast = ['table', 'curves', 'notebook', 'relative', 't5', 'similarity', 'grid2d', 'mrope', 'alibi'];
-    for (const v of fast) expect([v, best[v]]).toEqual([v, expect.any(Number)]);
-    expect(Math.max(...fast.map((v) => best[v]))).toBeLessThan(16.7);
-    expect(Math.max(best.deberta, best.rope)).toBeLessThan(50); // 512 x 512 buckets; 5 x 8192 scores
+    // every view drew (the waits above) and timed itself; how fast is bench/page-timings.mjs's question
+    expect(Object.keys(best).sort()).toEqual([...VIEWS].sort());
+    for (const v of VIEWS) expect([v, Number.isFinite(best[v]) && best[v] >= 0]).toEqual([v, true]);
   });
 
-  test('the largest table (8192 x 2048) still draws in well under a second', async () => {
+  test('the largest table (8192 x 2048) draws all its rows (its time: logged; budget in make bench)', async () => {
     const before = await page.$eval('[data-view="table"]', (e) => Number(e.dataset.draws));
     await page.fill('[data-view="table"] input[name="d"]', '2048');
     await page.fill('[data-view="table"] input[name="len"]', '8192');
     await page.waitForFunction((n) => Number(document.querySelector('[data-view="table"]').dataset.draws) > n && document.querySelector('[data-view="table"] canvas.plot').dataset.rows === '8192', before);
     const ms = await page.$eval('[data-view="table"]', (e) => Number(e.dataset.drawMs));
     console.log(`8192 x 2048 table drawn in ${ms} ms`);
-    expect(ms).toBeLessThan(1000);
+    expect(Number.isFinite(ms) && ms >= 0).toBe(true);
     expect(problems).toEqual([]);
   });
 

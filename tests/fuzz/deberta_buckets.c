@@ -1,6 +1,8 @@
 /* Fuzz target: posenc_deberta_buckets. On success each bucket has the sign of
- * q - k, equals q - k while |q - k| <= bucket_size / 2, and the matrix is
- * Toeplitz. */
+ * q - k, equals q - k while |q - k| <= bucket_size / 2, the matrix is
+ * Toeplitz, and every bucket is the one a scalar transcription of Hugging
+ * Face's make_log_bucket_position gives (deberta_reference.h), cast to int. */
+#include "deberta_reference.h"
 #include "decode.h"
 #include "posenc.h"
 
@@ -25,13 +27,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_ASSERT(buf_unchanged(&out));
     } else if (need > 0) {
         const int32_t *b = (const int32_t *)(const void *)out.p;
-        int64_t mid = (int64_t)(bucket_size ? bucket_size : 256) / 2;
+        int64_t sizes = (int64_t)(bucket_size ? bucket_size : 256), positions = (int64_t)(max_position ? max_position : 512);
+        int64_t mid = sizes / 2;
         for (size_t r = 0; r < q; r++)
             for (size_t j = 0; j < k; j++) {
                 int64_t rel = (int64_t)r - (int64_t)j, v = b[r * k + j];
                 FUZZ_ASSERT((v > 0) == (rel > 0) && (v < 0) == (rel < 0));
                 FUZZ_ASSERT(rel > mid || rel < -mid || v == rel);
                 FUZZ_ASSERT(r == 0 || j == 0 || v == b[(r - 1) * k + j - 1]);
+                FUZZ_ASSERT((double)v == (double)deberta_reference(rel, sizes, positions));
             }
     }
     buf_free(&out);
