@@ -6,7 +6,7 @@
 // ALiBi (MPT's build_alibi_bias) and T5 (HF's compute_bias) biases passed as the
 // float attention mask. posenc reads the state_dict's names unchanged.
 import { readFileSync } from 'node:fs';
-import { posenc } from './helpers.js';
+import { posencEncoder as posenc } from './helpers.js';
 
 const fixture = JSON.parse(readFileSync(new URL('./fixtures/reference-torch/encoder.json', import.meta.url)));
 
