@@ -284,9 +284,16 @@ def main():
         if kept:
             print(f"{scheme}: keeps the manifest's figures of seed {', '.join(str(r['seed']) for r in kept)}", flush=True)
         entries[scheme] = model_entry(entry, records + kept)
-    run = {"schemes": schemes, "seeds": seeds, "seconds": round(time.time() - start, 1),
-           "cpuSeconds": round(time.process_time() - cpu_start, 1), "threads": args.threads}
+        # Written after each scheme: a run cut short keeps the schemes it finished.
+        run = {"schemes": schemes[:schemes.index(scheme) + 1], "seeds": seeds, "seconds": round(time.time() - start, 1),
+               "cpuSeconds": round(time.process_time() - cpu_start, 1), "threads": args.threads}
+        write_manifest(manifest_path, entries, run)
     print(f"done: {run['seconds']:.0f} s wall, {run['cpuSeconds']:.0f} s CPU", flush=True)
+    with open(manifest_path) as f:
+        update_tables(json.load(f)["models"])
+
+
+def write_manifest(manifest_path, entries, run):
     manifest = {
         "about": "Tiny causal transformers trained on the copy task, one per positional scheme, identical but for "
                  "the scheme; the files are seed 1's, the scores every seed's (tools/train/README.md)",
@@ -311,7 +318,6 @@ def main():
     with open(manifest_path, "w") as f:
         json.dump(manifest, f, indent=1, ensure_ascii=False)
         f.write("\n")
-    update_tables(manifest["models"])
 
 
 if __name__ == "__main__":
