@@ -320,7 +320,9 @@ POSENC_API int posenc_relative_positions(int32_t *out, size_t out_len, size_t qu
  *   attention_factor          > 0; 0 = the type's formula above
  *   beta_fast, beta_slow      YaRN, > 0 with beta_fast >= beta_slow; 0 = 32, 1
  *   mscale, mscale_all_dim    YaRN, >= 0; 0 = absent (Python truthiness, as HF)
- *   low_freq_factor, high_freq_factor  LLAMA3, required, 0 < low < high
+ *   low_freq_factor, high_freq_factor  LLAMA3, required, 0 < low <= high (low == high:
+ *                       no smooth band, as Llama 4; a wavelength exactly on w = O / low
+ *                       then divides 0 by 0, POSENC_ERR_INVALID_ARGUMENT)
  *   short_factor, long_factor LONGROPE, required: factors_len = r/2 values each, > 0
  * Fields a type does not use are ignored. All values must be finite.
  */
@@ -552,11 +554,20 @@ POSENC_API int posenc_rope_permute_weights(float *out, size_t out_len, const flo
  * rope_scaling.mrope_section ([16, 24, 24] for head_dim 128), f_k from
  * posenc_rope_frequencies; positions from posenc_mrope_positions. HF splits
  * cat(freqs, freqs) by mrope_section * 2 and takes chunk i from axis i % 3:
- * the same sections in both halves. Pictured for r = 12, sections [2, 2, 2],
- * the axis each feature's angle comes from:
+ * the same sections in both halves (POSENC_AXES_SECTIONED). Pictured for
+ * r = 12, sections [2, 2, 2], the axis each feature's angle comes from:
  *
  *   POSENC_ROPE_HALF         [t t h h w w | t t h h w w]
  *   POSENC_ROPE_INTERLEAVED  [t t t t h h h h w w w w]
+ *
+ * Qwen3-VL interleaves the axes instead (POSENC_AXES_INTERLEAVED; HF
+ * models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding
+ * .apply_interleaved_mrope): pair k takes axis a = k mod 3 when a >= 1 and
+ * k < 3 sections[a], else the temporal axis; mrope_section [24, 20, 20] of
+ * 64 pairs gives t h w t h w ... t h w (60 pairs), then t t t t. Sections
+ * still count each axis's pairs. Pictured for r = 12, sections [2, 2, 2]:
+ *
+ *   POSENC_ROPE_HALF         [t h w t h w | t h w t h w]
  *
  * 2-D RoPE of vision encoders: n_axes 2, the patch's row y (axis 0) and
  * column x (axis 1), sections [r/4, r/4], the frequencies arranged by the
@@ -575,19 +586,27 @@ POSENC_API int posenc_rope_permute_weights(float *out, size_t out_len, const flo
  */
 #define POSENC_ROPE_MAX_AXES 4
 
+/* How sections assign pairs to axes (see above). */
+typedef enum posenc_axes_arrangement {
+    POSENC_AXES_SECTIONED = 0,  /* contiguous sections: Qwen2-VL, Qwen2.5-VL, 2-D RoPE */
+    POSENC_AXES_INTERLEAVED = 1 /* axis k mod n_axes within its section: Qwen3-VL        */
+} posenc_axes_arrangement;
+
 /*
  * posenc_rope_axes_cache: cos_out[r][k] = A cos(p_a(r) f_k), sin_out likewise,
- * [length][rotary_dim / 2], a the axis of pair k's section.
+ * [length][rotary_dim / 2], a the axis of pair k.
  *
  *   positions  [n_axes][length] int32 (n_axes * length values)
  *   n_axes     1 .. POSENC_ROPE_MAX_AXES;  sections  n_axes counts summing to rotary_dim / 2
+ *   arrangement  a posenc_axes_arrangement; interleaved, pair a + n_axes (sections[a] - 1)
+ *                of each axis a >= 1 with pairs must exist (be below rotary_dim / 2)
  *   others     as posenc_rope_cache
  *   cos_out and sin_out must not overlap each other, positions, sections or
  *   inv_freq (read while they are written): POSENC_ERR_INVALID_ARGUMENT
  */
 POSENC_API int posenc_rope_axes_cache(float *cos_out, float *sin_out, size_t out_len, size_t length,
                                       const int32_t *positions, size_t n_axes, const size_t *sections,
-                                      size_t rotary_dim, const double *inv_freq,
+                                      int arrangement, size_t rotary_dim, const double *inv_freq,
                                       double attention_factor, int precision);
 
 /*
@@ -598,7 +617,7 @@ POSENC_API int posenc_rope_axes_cache(float *cos_out, float *sin_out, size_t out
  *   positions      [n_axes][seq] (positions_len = n_axes * seq: every batch
  *                  alike) or [n_axes][batch][seq] (n_axes * batch * seq: HF's
  *                  position_ids [3][batch][seq], padded batches)
- *   n_axes, sections  as posenc_rope_axes_cache
+ *   n_axes, sections, arrangement  as posenc_rope_axes_cache
  *   order          a posenc_rope_order
  *   others         as posenc_rope_apply
  *   x must not overlap positions, sections or inv_freq (read while x is
@@ -608,7 +627,7 @@ POSENC_API int posenc_rope_axes_apply(float *x, size_t x_len, size_t batch, size
                                       size_t head_dim, int order, size_t rotary_dim, int layout,
                                       const double *inv_freq, double attention_factor,
                                       const int32_t *positions, size_t positions_len, size_t n_axes,
-                                      const size_t *sections, int precision);
+                                      const size_t *sections, int arrangement, int precision);
 
 /* A run of text tokens, or an image or video grid, of posenc_mrope_positions. */
 typedef enum posenc_mrope_kind {

@@ -122,16 +122,18 @@ test('RoPE over three axes (M-RoPE): the cache and the rotation, both layouts an
   const withAxes = (e, call) => {
     const q = e.malloc(positions.byteLength + 12);
     new Int32Array(e.memory.buffer, q, 3 * seq).set(positions);
-    new Uint32Array(e.memory.buffer, q + positions.byteLength, 3).set([3, 4, 5]);
+    new Uint32Array(e.memory.buffer, q + positions.byteLength, 3).set([4, 4, 4]); // valid sectioned and interleaved
     const status = withFreqs(e, 12, (f) => call(f, q, q + positions.byteLength));
     e.free(q);
     return status;
   };
   const x = Float32Array.from({ length: seq * heads * headDim }, (_, i) => Math.sin(i * 0.3));
   for (const precision of [0, 1]) {
-    same(2 * seq * 12 * 4, (e, p) => withAxes(e, (f, pos, sec) => e.posenc_rope_axes_cache(p, p + seq * 12 * 4, seq * 12, seq, pos, 3, sec, 24, f, 1.0, precision)));
-    for (const [layout, order] of [[0, 0], [1, 0], [0, 1], [1, 1]]) {
-      same(x.byteLength, (e, p) => withAxes(e, (f, pos, sec) => e.posenc_rope_axes_apply(p, x.length, 1, seq, heads, headDim, order, 24, layout, f, 1.0, pos, 3 * seq, 3, sec, precision)), x);
+    for (const arrangement of [0, 1]) { // sectioned (Qwen2-VL), interleaved (Qwen3-VL)
+      same(2 * seq * 12 * 4, (e, p) => withAxes(e, (f, pos, sec) => e.posenc_rope_axes_cache(p, p + seq * 12 * 4, seq * 12, seq, pos, 3, sec, arrangement, 24, f, 1.0, precision)));
+    }
+    for (const [layout, order, arrangement] of [[0, 0, 0], [1, 0, 1], [0, 1, 1], [1, 1, 0]]) {
+      same(x.byteLength, (e, p) => withAxes(e, (f, pos, sec) => e.posenc_rope_axes_apply(p, x.length, 1, seq, heads, headDim, order, 24, layout, f, 1.0, pos, 3 * seq, 3, sec, arrangement, precision)), x);
     }
   }
 });

@@ -28,7 +28,7 @@ export type Positional =
   /** x = E[t] * embedScale + PE; base default 10000, layout default 'interleaved' */
   | { type: 'sinusoidal'; base?: number; layout?: SinusoidalLayout }
   /** q and k rotated in every layer; rotaryDim default headDim, layout default 'half' */
-  | { type: 'rope'; base?: number; scaling?: RopeScaling | null; rotaryDim?: number; layout?: RopeLayout; precision?: RopePrecision }
+  | { type: 'rope'; base?: number; scaling?: RopeScaling | null; rotaryDim?: number; layout?: RopeLayout; precision?: RopePrecision; mropeSection?: readonly [number, number, number]; mropeInterleaved?: boolean }
   /** -m_h |i - j| added to the scores; maxBias default 8 */
   | { type: 'alibi'; maxBias?: number }
   /** a learned bucket bias (tensor relative_attention_bias.weight [numBuckets][heads]), shared by all layers */

@@ -12,7 +12,7 @@ import { CONFIG_WORDS, nativeSizes, writeConfig } from './native-config.js';
 import {
   CONFIG_METADATA_KEY, deepFreeze, deepSnapshot, modelSpec, readCreateOptions, readMask, readTokens, resolveConfig, ropeFrequenciesFor,
 } from './options.js';
-import { writeSafetensors } from './safetensors.js';
+import { MAX_HEADER_BYTES, headerBytes, writeSafetensors } from './safetensors.js';
 import { readWeights } from './weights.js';
 
 /**
@@ -348,6 +348,14 @@ class Encoder {
       throw new RangeError(`posenc.${fn}: metadata must not set '${CONFIG_METADATA_KEY}' (the encoder writes its own options there)`);
     }
     const metadata = { ...o.metadata, [CONFIG_METADATA_KEY]: JSON.stringify(this.#config) };
+    // a file past the header limit could never be read back: refused before any tensor is copied
+    const entries = Array.from(tensorsOf(this.#layout), (t) => ({ name: t.name, shape: t.shape, count: t.size }));
+    const bytes = headerBytes(entries, metadata);
+    if (bytes > MAX_HEADER_BYTES) {
+      throw new RangeError(
+        `posenc.${fn}: the header would be ${bytes} bytes, above the format's limit of ${MAX_HEADER_BYTES} that readers refuse (${this.#config.layers} layers: ${entries.length} tensors)`,
+      );
+    }
     return writeSafetensors(this.tensors(), { metadata });
   }
 

@@ -6,6 +6,7 @@ import { INT32_MAX, boolean, integer, later, number, oneOf, readOptions, readTag
 import { lengthOf } from '../core/typed.js';
 import { checkT5Buckets } from '../buckets.js';
 import { ROPE_LAYOUTS, resolveRotaryDim, ropeFrequencies } from '../rope.js';
+import { sectionList } from '../rope-axes.js';
 import { LAYOUTS, checkLayoutWidth } from '../sinusoidal.js';
 import { readWeightsSource } from './weights.js';
 
@@ -50,6 +51,10 @@ const POSITIONAL = {
     rotaryDim: integer(2, INT32_MAX, { optional: true }),
     layout: oneOf(ROPE_LAYOUTS, { default: 'half' }),
     precision: oneOf(rope_precision, { default: 'float64' }),
+    // what ropeFromConfig returns for M-RoPE: a text encoder's positions are equal on
+    // every axis, which is plain RoPE bit for bit (checked, then nothing more to do)
+    mropeSection: sectionList({ optional: true }),
+    mropeInterleaved: boolean({ optional: true }),
   },
   alibi: { maxBias: number({ above: 0, default: 8 }) },
   t5: {
@@ -88,7 +93,8 @@ export function ropeFrequenciesFor(fn, p, seq) {
     scaling = { ...scaling, seqLength: Math.max(seq, 1) }; // HF: max(position_ids) + 1
   }
   try {
-    return ropeFrequencies({ rotaryDim: p.rotaryDim, base: p.base, scaling });
+    const axes = p.mropeSection === undefined ? {} : { mropeSection: p.mropeSection, mropeInterleaved: p.mropeInterleaved };
+    return ropeFrequencies({ rotaryDim: p.rotaryDim, base: p.base, scaling, ...axes });
   } catch (error) {
     const message = error.message.replace(/^posenc\.ropeFrequencies: /, '');
     throw new error.constructor(`posenc.${fn}: positional (rope): ${message}`);
