@@ -19,7 +19,7 @@ function uniform(seed) {
   };
 }
 
-/** Random tensors for a config, by the documented naming scheme (README). */
+/** Random tensors for a config, by the documented naming scheme (docs/encoder.md). */
 function randomTensors(cfg, seed) {
   const r = uniform(seed);
   const d = cfg.dModel;

@@ -2,7 +2,7 @@
 // PyTorch): posenc must reproduce torch's logits (fixtures written by the
 // training tool from the same F16 weights), torch's accuracy at every
 // evaluation length on the same seeded sequences (web/models/manifest.json),
-// and the training-range bar; the README's table must be the manifest's.
+// and the training-range bar; the tables of docs/models.md must be the manifest's.
 import fs from 'node:fs';
 import { posencEncoder as posenc } from './helpers.js';
 import { EVAL_NS, SEP, VOCAB_SIZE, copyAccuracy, copyCorrect, copySequence, evalSymbols } from '../web/models/copy-task.js';
@@ -126,9 +126,9 @@ describe.each(manifest.models)('copy-$scheme', (m) => {
   });
 });
 
-/** The rows of the first Markdown table after `heading` in README.md: scheme -> numbers. */
-function readmeTable(heading) {
-  const text = read('README.md').toString();
+/** The rows of the first Markdown table after `heading` in docs/models.md: scheme -> numbers. */
+function docsTable(heading) {
+  const text = read('docs/models.md').toString();
   const start = text.indexOf(`\n${heading}\n`);
   expect(start).toBeGreaterThan(0);
   const lines = text.slice(start).split('\n');
@@ -147,12 +147,12 @@ function readmeTable(heading) {
 test.each([
   ['### Token accuracy (%) by scheme and n', 'tokenAccuracy'],
   ['### Exact match (%) by scheme and n', 'exactMatch'],
-])("README's table '%s' is the manifest's torch figures", (heading, key) => {
-  const { columns, rows } = readmeTable(heading);
+])("docs/models.md's table '%s' is the manifest's torch figures", (heading, key) => {
+  const { columns, rows } = docsTable(heading);
   expect(columns).toEqual([...EVAL_NS]);
   expect(Object.keys(rows)).toEqual(manifest.models.map((m) => m.scheme));
   // one decimal of a percentage: within half a unit of it (ties round either way)
-  const off = manifest.models.flatMap((m) => EVAL_NS.map((n, i) => ({ scheme: m.scheme, n, readme: rows[m.scheme][i], manifest: 100 * m.accuracy[n][key] })))
-    .filter((c) => !(Math.abs(c.readme - c.manifest) <= 0.05 + 1e-9));
+  const off = manifest.models.flatMap((m) => EVAL_NS.map((n, i) => ({ scheme: m.scheme, n, docs: rows[m.scheme][i], manifest: 100 * m.accuracy[n][key] })))
+    .filter((c) => !(Math.abs(c.docs - c.manifest) <= 0.05 + 1e-9));
   expect(off).toEqual([]);
 });

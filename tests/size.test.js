@@ -2,7 +2,7 @@
 // by default (bench/size.mjs). The builds are deterministic, so each budget
 // is the size shipped when it was set plus a small slack: growing past it
 // fails here, and whoever grows the package raises the budget knowingly (the
-// README's Performance section quotes these figures).
+// figures docs/performance.md quotes).
 import { ENTRIES, entrySize, fileSize } from '../bench/size.mjs';
 
 const SLACK = 128;

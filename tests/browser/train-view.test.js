@@ -209,13 +209,13 @@ describe('accuracy against n, scored live', () => {
     await evaluated();
   });
 
-  test("the README's RoPE scaling figures are posenc's, on the view's default sequences", () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+  test("docs/models.md's RoPE scaling figures are posenc's, on the view's default sequences", () => {
+    const doc = readFileSync(new URL('../../docs/models.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
     const pct = (r) => `${Math.round(100 * r.tokenAccuracy)}%`;
     const yarn = scores('rope', 6, { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 66 });
     const dynamic = scores('rope', 6, { type: 'dynamic', factor: 4, maxPositionEmbeddings: 66 });
     const linear = scores('rope', 6, { type: 'linear', factor: 4 });
-    expect(readme).toContain(
+    expect(doc).toContain(
       `YaRN lifts RoPE at n = 128 from ${pct(reference.rope[6])} of symbols to ${pct(yarn[6])}, and dynamic NTK to ${pct(dynamic[6])}; linear interpolation costs accuracy even inside the training range (${pct(linear[0])} at n = 8)`,
     );
   });
@@ -262,7 +262,7 @@ describe('attention of a trained model on a typed or random sequence', () => {
     expect(await worstPanelError(ref)).toBeLessThanOrEqual(0.5 + 1e-4);
     await checkStrip(page, ref);
     // a previous-token head in the first layer and an induction head in the last are there to
-    // see (as the README says): read on the page's pixels
+    // see (as docs/models.md says): read on the page's pixels
     const { L } = ref;
     const n = 16;
     const centre = (p, i, j) => [p.x + Math.floor(((j + 0.5) * p.w) / L), p.y + Math.floor(((i + 0.5) * p.w) / L)];

@@ -31,7 +31,7 @@ ${BODY}`,
     'bytes.cjs': `const { readFileSync } = require('node:fs');
 const posenc = require('posenc');
 posenc.init({ wasm: readFileSync(require.resolve('posenc/posenc.wasm')) }).then(() => {${BODY}});\n`,
-    // the baseline build, by the export the README names
+    // the baseline build, by the export docs/install.md names
     'baseline.cjs': `const { readFileSync } = require('node:fs');
 const posenc = require('posenc');
 posenc.init({ wasm: readFileSync(require.resolve('posenc/posenc-baseline.wasm')) }).then(() => {${BODY}});\n`,

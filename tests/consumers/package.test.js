@@ -35,7 +35,7 @@ describe('package.json', () => {
     }
     expect(conditions.import.default).toBe('./dist/posenc.mjs');
     expect(conditions.require).toEqual({ types: './dist/posenc.d.cts', default: './dist/posenc.cjs' });
-    // both standalone wasm builds, as the README offers them
+    // both standalone wasm builds, as docs/install.md offers them
     expect([pkg.exports['./posenc.wasm'], pkg.exports['./posenc-baseline.wasm']]).toEqual(['./dist/posenc.wasm', './dist/posenc-baseline.wasm']);
     // the legacy fields agree with the map (for tools that predate exports)
     expect([pkg.main, pkg.module, pkg.types]).toEqual(['./dist/posenc.cjs', './dist/posenc.mjs', './dist/posenc.d.ts']);

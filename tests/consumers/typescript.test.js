@@ -9,7 +9,7 @@ import { BIN, NOTEBOOK, ROOT, maxDiff, mustRun, run, workspace, writeFiles } fro
 const TSC = join(BIN, 'tsc');
 let dir;
 
-// Every public function, used the way the README shows,
+// Every public function, used the way the docs show,
 // with the result types a user would write down (exports added later are
 // checked by name in the last test).
 const USE_ALL = `import {

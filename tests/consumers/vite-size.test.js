@@ -2,7 +2,7 @@
 // applyRope against one that uses every export, both from the installed
 // tarball with Vite's defaults. The package declares no side effects, so the
 // bundler may drop what an app does not import; this checks that it does,
-// and prints both sizes (the README's Performance section quotes them). Each
+// and prints both sizes (docs/performance.md quotes them). Each
 // built app is then run in Node, so the smaller one is known to still work.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
