@@ -293,7 +293,7 @@ reference:
 
 # ---------------------------------------------------------------- demo
 demo: deps wasm js
-	$(NODE) web/serve.mjs --port $(PORT)
+	$(NODE) tools/serve.mjs --port $(PORT)
 
 build dist:
 	@mkdir -p $@

@@ -1,4 +1,4 @@
-// The demo server (web/serve.mjs) under hostile requests: raw HTTP on
+// The demo server (tools/serve.mjs) under hostile requests: raw HTTP on
 // loopback, so request targets reach it byte for byte (no client-side
 // normalization of `..` or encodings), every exchange bounded by a timeout.
 import net from 'node:net';
@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listen, CSP } from '../../web/serve.mjs';
+import { listen, CSP } from '../../tools/serve.mjs';
 
 let server;
 let port;
@@ -62,8 +62,10 @@ describe('what it serves', () => {
     ['/dist/posenc.mjs', 'text/javascript; charset=utf-8'],
     ['/dist/posenc.wasm', 'application/wasm'],
     ['/main.js?x=1#y', 'text/javascript; charset=utf-8'],
-    ['/train-worker.js', 'text/javascript; charset=utf-8'],
-    ['/copy-models.js', 'text/javascript; charset=utf-8'],
+    ['/train/worker.js', 'text/javascript; charset=utf-8'],
+    ['/train/client.js', 'text/javascript; charset=utf-8'],
+    ['/train/copy-models.js', 'text/javascript; charset=utf-8'],
+    ['/draw/heatmap.js', 'text/javascript; charset=utf-8'],
     ['/models/copy-task.js', 'text/javascript; charset=utf-8'],
     ['/models/manifest.json', 'application/json; charset=utf-8'],
     ...['none', 'learned', 'sinusoidal', 'rope', 'alibi', 't5'].map((s) => [`/models/copy-${s}.safetensors`, 'application/octet-stream']),
@@ -243,7 +245,7 @@ describe('symlinks and slow clients (a scratch root: web/, dist/, src/cli/ and p
 });
 
 describe('the command line', () => {
-  const serve = fileURLToPath(new URL('web/serve.mjs', ROOT));
+  const serve = fileURLToPath(new URL('tools/serve.mjs', ROOT));
 
   test('--port 0 listens on 127.0.0.1 and prints the URL', async () => {
     const child = spawn(process.execPath, [serve, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -1,6 +1,6 @@
 // serve.mjs: the demo server. Node's http only; binds 127.0.0.1.
 //
-//   node web/serve.mjs [--port N]      (default 8080; 0 picks a free port)
+//   node tools/serve.mjs [--port N]      (default 8080; 0 picks a free port)
 //
 // It serves the page (web/*.html|css|js|svg, web/views/*.js), the trained
 // models (web/models/*.safetensors and manifest.json, fetched by the "train
@@ -39,7 +39,7 @@ const MIME = {
   '.safetensors': 'application/octet-stream',
 };
 
-// Page files are any web/ file with one of these extensions (serve.mjs itself is .mjs: never served).
+// Page files are any web/ file with one of these extensions.
 const PAGE_EXTENSIONS = new Set(['.html', '.css', '.js', '.svg']);
 // Package files: the ESM entry, the chunks it imports (the bundler names them
 // posenc-chunk-HASH.mjs), the wasm builds, and the torch-style printer the
