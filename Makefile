@@ -265,6 +265,7 @@ bench: deps wasm js build/bench/probes.wasm
 	$(NODE) bench/size.mjs
 	$(NODE) bench/budgets.mjs
 	$(NODE) bench/page-timings.mjs
+	$(NODE) bench/demo-load.mjs
 
 # ---------------------------------------------------------------- models
 # The copy-task models of web/models/ (tools/train/README.md): one per

@@ -1,0 +1,127 @@
+// demo-load.mjs: how long the demo page takes to load (`make bench`; alone:
+// `node bench/demo-load.mjs [--runs N] [--server FILE]`), in Debian's
+// Chromium, each load in a fresh browser context (empty HTTP cache), the
+// demo server running as a child process as `make demo` runs it. From the
+// navigation's start (performance.now()'s origin) to:
+//   - first view drawn: web/main.js's mark after the positional views are
+//     drawn (<html data-first-drawn-ms>);
+//   - every view ready: its mark after the encoder views are drawn
+//     (data-ready-ms);
+//   - trained models scored: the train view's mark when its workers' last
+//     point arrived (data-eval-done-at; tests/browser/train-view.test.js
+//     waits for the same);
+//   - reload, first view drawn: the same page navigated again in the same
+//     context (the HTTP cache warm: what the validators save).
+// The floor, measured in the same run and interleaved with the demo: an empty
+// page with one empty module, served by a second instance of the same server
+// code from a scratch root, marking itself drawn on arrival.
+import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir, cpus } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ARGS } from '../tests/browser/chromium.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(name);
+  return i < 0 ? fallback : process.argv[i + 1];
+};
+const RUNS = Number(arg('--runs', process.env.BENCH_RUNS || 9));
+const SERVER = resolve(ROOT, arg('--server', 'tools/serve.mjs'));
+const executable = process.env.CHROMIUM ?? '/usr/bin/chromium';
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** Starts the server module's listen({ port: 0, root }) in a child process; resolves to { child, url }. */
+function startServer(root) {
+  const script = `const { listen } = await import(${JSON.stringify(pathToFileURL(SERVER).href)});
+const { url } = await listen({ port: 0, root: ${JSON.stringify(root)} });
+console.log(url);`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error('the server printed no URL within 10 s')), 10_000);
+    child.stdout.once('data', (d) => {
+      clearTimeout(timer);
+      resolveUrl({ child, url: String(d).trim() });
+    });
+    child.once('exit', (code) => reject(new Error(`the server exited (${code})`)));
+  });
+}
+
+/** A scratch root holding an empty page and an empty module: the floor. */
+function floorRoot() {
+  const dir = mkdtempSync(join(tmpdir(), 'posenc-demo-load-'));
+  mkdirSync(join(dir, 'web'));
+  writeFileSync(join(dir, 'package.json'), readFileSync(join(ROOT, 'package.json')));
+  writeFileSync(join(dir, 'web', 'index.html'), '<!doctype html>\n<meta charset="utf-8">\n<title>floor</title>\n<script type="module" src="main.js"></script>\n');
+  writeFileSync(join(dir, 'web', 'main.js'), 'document.documentElement.dataset.firstDrawnMs = performance.now().toFixed(0);\n');
+  return dir;
+}
+
+const marks = (page) => page.evaluate(() => {
+  const d = document.documentElement.dataset;
+  const train = document.querySelector('[data-view="train"]');
+  return { first: Number(d.firstDrawnMs), ready: Number(d.readyMs), scored: Number(train?.dataset.evalDoneAt) };
+});
+
+async function loadOnce(browser, url, demo) {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, deviceScaleFactor: 1 });
+  try {
+    const page = await context.newPage();
+    await page.goto(url);
+    if (!demo) {
+      await page.waitForFunction(() => document.documentElement.dataset.firstDrawnMs);
+      return await marks(page);
+    }
+    await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 30_000 });
+    await page.waitForFunction(() => document.querySelector('[data-view="train"]').dataset.evalDone === 'true', null, { timeout: 60_000 });
+    const cold = await marks(page);
+    await page.reload();
+    await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 30_000 });
+    const warm = await marks(page);
+    return { ...cold, reload: warm.first };
+  } finally {
+    await context.close();
+  }
+}
+
+if (!existsSync(executable)) {
+  console.log(`demo load: not measured (no Chromium at ${executable}; make test-tools installs it)`);
+  process.exit(0);
+}
+
+const scratch = floorRoot();
+const servers = [];
+let browser;
+try {
+  const demo = await startServer(ROOT);
+  servers.push(demo.child);
+  const floor = await startServer(scratch);
+  servers.push(floor.child);
+  browser = await chromium.launch({ executablePath: executable, args: ARGS });
+  const rows = { floor: [], demo: [] };
+  await loadOnce(browser, demo.url, true); // one load first, so every server has compiled its code paths once
+  for (let i = 0; i < RUNS; i++) {
+    rows.floor.push(await loadOnce(browser, floor.url, false));
+    rows.demo.push(await loadOnce(browser, demo.url, true));
+  }
+  const m = (kind, key) => median(rows[kind].map((r) => r[key]));
+  const f = m('floor', 'first');
+  console.log(`demo load: ${cpus()[0].model}, ${cpus().length} cores, Node ${process.version}, server ${SERVER.slice(ROOT.length)}, medians of ${RUNS} fresh Chromium contexts, ms from navigation`);
+  console.log('| | ms | over the floor |');
+  console.log('| --- | --- | --- |');
+  console.log(`| floor: an empty page and an empty module, same server | ${f} | |`);
+  for (const [key, name] of [['first', 'first view drawn'], ['ready', 'every view ready'], ['scored', 'trained models scored'], ['reload', 'reload, first view drawn']]) {
+    const v = m('demo', key);
+    console.log(`| ${name} | ${v} | ${v - f} |`);
+  }
+} finally {
+  await browser?.close();
+  for (const child of servers) child.kill();
+  rmSync(scratch, { recursive: true, force: true });
+}
