@@ -1,18 +1,34 @@
-// serve.mjs: the demo server. Node's http only; binds 127.0.0.1.
+// serve.mjs: the demo server (`make demo`). Node's http only; binds 127.0.0.1.
 //
 //   node tools/serve.mjs [--port N]      (default 8080; 0 picks a free port)
 //
-// It serves the page (web/*.html|css|js|svg, web/views/*.js), the trained
-// models (web/models/*.safetensors and manifest.json, fetched by the "train
-// short, test long" view and its worker) and the package files the page may
-// load (dist/posenc.mjs, its chunks, the wasm), nothing else: every request path is checked segment by segment before it touches the
-// file system, so `..`, encoded dots or slashes, NUL bytes and absolute-form
-// targets cannot reach outside web/, and a symlink whose real path leaves its
-// served folder is not followed. Tests start it with createServer({ root }).
+// What it serves, and the path checks: serve/paths.mjs (web/, and exactly the
+// files package.json's "files" list ships). How it serves them:
+//   - validators: a weak ETag and Last-Modified per file version, 304 to a
+//     matching If-None-Match (or If-Modified-Since); Cache-Control: no-cache,
+//     so a reload asks again and an edit shows at once;
+//   - compression: gzip, or brotli where the client accepts it, for every
+//     type served, made once per file version and kept (serve/versions.mjs),
+//     with Vary: Accept-Encoding; anything else is streamed from the file;
+//   - bounded memory: a connection's requests are answered one at a time, the
+//     next one only once the previous response has left the process (its
+//     'finish': the socket took the last byte); a connection that has
+//     QUEUE_PAUSE requests waiting is not read until they fall below it; one
+//     with QUEUE_MAX waiting, or any while the whole server has TOTAL_QUEUED
+//     waiting, is closed. A response holds a shared compressed body or a
+//     STREAM_CHUNK read buffer, never a copy of a file per request;
+//   - time limits: 408 for headers slower than 5 s (slowloris), 10 s for a
+//     whole request, a connection idle 30 s (a client that stops reading) is closed;
+//   - the page's security headers on every answer (a strict CSP above all).
+// Tests start it with createServer({ root }) or listen({ port: 0, root }).
 import http from 'node:http';
-import { readFile, realpath, stat } from 'node:fs/promises';
-import { dirname, join, sep } from 'node:path';
+import { constants as fsConstants } from 'node:fs';
+import { open, realpath, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { pipeline } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { HttpError, MIME, extension, resolveTarget, servedRoots } from './serve/paths.mjs';
+import { acceptedCodings, compressible, createCache, notModified, versionOf } from './serve/versions.mjs';
 
 /** The Content-Security-Policy of the page: no inline script, no eval, same origin only. */
 export const CSP = [
@@ -28,33 +44,6 @@ export const CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const MIME = {
-  '.html': 'text/html; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.wasm': 'application/wasm',
-  '.json': 'application/json; charset=utf-8',
-  '.safetensors': 'application/octet-stream',
-};
-
-// Page files are any web/ file with one of these extensions.
-const PAGE_EXTENSIONS = new Set(['.html', '.css', '.js', '.svg']);
-// Package files: the ESM entry, the chunks it imports (the bundler names them
-// posenc-chunk-HASH.mjs), the wasm builds, and the torch-style printer the
-// notebook view shares with the CLI. Not the CommonJS build, not the type
-// declarations: the page never loads them.
-const SHARED_FILE = 'src/cli/torch.js';
-const PACKAGE_FILE =
-  /^dist\/(?:posenc|encoder)(?:-chunk-[A-Za-z0-9_-]+)?\.mjs$|^dist\/posenc(?:-encoder)?(?:-baseline)?\.wasm$|^src\/cli\/torch\.js$/;
-
-// The model files: only under models/, only these two kinds (no other .json anywhere).
-const MODEL_FILE = /^models\/(?:[A-Za-z0-9_-]+\.safetensors|manifest\.json)$/;
-
-const MAX_URL = 2048; // longer request targets get 414
-const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/; // no leading dot: no `.`, `..` or dotfiles
-
 const HEADERS = {
   'Content-Security-Policy': CSP,
   'X-Content-Type-Options': 'nosniff',
@@ -65,74 +54,71 @@ const HEADERS = {
   'Cache-Control': 'no-cache',
 };
 
-const extension = (name) => {
-  const dot = name.lastIndexOf('.');
-  return dot < 0 ? '' : name.slice(dot).toLowerCase();
-};
+export const QUEUE_PAUSE = 8; // requests waiting on one connection before it is no longer read
+export const QUEUE_MAX = 64; // ... before it is closed
+export const TOTAL_QUEUED = 1024; // requests waiting on all connections before a connection adding one is closed
+export const MAX_CONNECTIONS = 1024;
+export const STREAM_CHUNK = 16 << 10; // the read buffer of a file streamed as it is
+const IDLE_MS = 30_000;
 
-class HttpError extends Error {
-  constructor(status, message) {
-    super(message);
-    this.status = status;
-  }
-}
+// O_NOFOLLOW: the real path was checked; a symlink put there since is refused.
+// O_NONBLOCK: a FIFO put there since cannot stall the open.
+const OPEN_FLAGS = fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK;
+
+const headersOf = (real, version) => ({
+  ...HEADERS,
+  'Content-Type': MIME[extension(real)],
+  ETag: version.etag,
+  'Last-Modified': version.lastModified,
+  ...(compressible(real, version.size) ? { Vary: 'Accept-Encoding' } : {}),
+});
 
 /**
- * Maps a raw request target to a repository-relative file, or throws an
- * HttpError. Decoding happens once, per segment, after splitting on the raw
- * `/`: an encoded slash (%2f) or backslash stays inside its segment and fails
- * the segment pattern, as do `..`, `%2e%2e` and NUL.
+ * Answers one request, or throws an HttpError. The work per request is the
+ * path checks (the target's segments, realpath, stat) and then one of: a 304,
+ * a compressed body already made, or the file streamed from an open handle.
  */
-export function resolveTarget(target) {
-  if (typeof target !== 'string' || !target.startsWith('/') || target.startsWith('//')) {
-    throw new HttpError(400, 'bad request target');
-  }
-  if (target.length > MAX_URL) throw new HttpError(414, 'URI too long');
-  const raw = target.split(/[?#]/, 1)[0];
-  let segments;
-  try {
-    segments = raw.slice(1).split('/').map((s) => decodeURIComponent(s));
-  } catch {
-    throw new HttpError(400, 'malformed percent-encoding');
-  }
-  if (segments.length === 1 && segments[0] === '') return 'web/index.html';
-  if (!segments.every((s) => SEGMENT.test(s))) {
-    const hostile = segments.some((s) => s === '.' || s === '..' || /[\0\\/]/.test(s));
-    throw new HttpError(hostile ? 400 : 404, hostile ? 'bad path' : 'not found');
-  }
-  const path = segments.join('/');
-  if (PACKAGE_FILE.test(path)) return path;
-  if (MODEL_FILE.test(path)) return `web/${path}`;
-  if (segments.length > 2 || !PAGE_EXTENSIONS.has(extension(path))) throw new HttpError(404, 'not found');
-  return `web/${path}`;
-}
-
-async function handle(req, res, root) {
-  if (req.method !== 'GET' && req.method !== 'HEAD') {
-    throw new HttpError(405, 'method not allowed');
-  }
-  const relative = resolveTarget(req.url);
-  const file = join(root, ...relative.split('/'));
-  // The file's real path (symlinks followed) must still be in what is served:
-  // web/ for a page file, dist/ for a package file, the one shared CLI file.
+async function answer(req, res, roots, cache) {
+  if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, 'method not allowed');
+  const { kind, file } = resolveTarget(req.url, roots.isPackageFile);
   let real;
-  let served;
+  let version;
   try {
-    real = await realpath(file);
-    if (!(await stat(real)).isFile()) throw new Error('not a file');
-    const top = relative.split('/')[0];
-    served = top === 'web' || top === 'dist' ? (await realpath(join(root, top))) + sep : await realpath(join(root, ...SHARED_FILE.split('/')));
+    real = await realpath(join(roots.realRoot, ...file.split('/')));
+    if (!roots.check(kind, real)) throw new Error('outside its root');
+    const stats = await stat(real, { bigint: true });
+    if (!stats.isFile()) throw new Error('not a file');
+    version = versionOf(real, stats);
   } catch {
     throw new HttpError(404, 'not found');
   }
-  if (served.endsWith(sep) ? !real.startsWith(served) : real !== served) throw new HttpError(404, 'not found');
-  const body = await readFile(real);
-  res.writeHead(200, {
-    ...HEADERS,
-    'Content-Type': MIME[extension(real)] ?? 'application/octet-stream',
-    'Content-Length': body.length,
-  });
-  res.end(req.method === 'HEAD' ? undefined : body);
+  if (notModified(req.headers, version)) {
+    res.writeHead(304, headersOf(real, version));
+    return res.end();
+  }
+  const body = compressible(real, version.size) ? await cache.body(version, acceptedCodings(req.headers['accept-encoding'])) : null;
+  if (body) {
+    res.writeHead(200, { ...headersOf(real, version), 'Content-Encoding': body.coding, 'Content-Length': body.bytes.length });
+    return res.end(req.method === 'HEAD' ? undefined : body.bytes);
+  }
+  // As it is, streamed from the open file: the headers name the version of that file.
+  let fh;
+  try {
+    fh = await open(real, OPEN_FLAGS);
+    const stats = await fh.stat({ bigint: true });
+    if (!stats.isFile()) throw new HttpError(404, 'not found');
+    version = versionOf(real, stats);
+    res.writeHead(200, { ...headersOf(real, version), 'Content-Length': version.size });
+    if (req.method === 'HEAD' || version.size === 0) return res.end();
+    // this version's length only, so Content-Length holds if the file grows meanwhile
+    const stream = fh.createReadStream({ highWaterMark: STREAM_CHUNK, start: 0, end: version.size - 1 });
+    fh = null; // the stream closes it
+    pipeline(stream, res, () => {});
+  } catch (error) {
+    throw error instanceof HttpError ? error : new HttpError(404, 'not found');
+  } finally {
+    await fh?.close();
+  }
 }
 
 function fail(req, res, error) {
@@ -146,24 +132,81 @@ function fail(req, res, error) {
 }
 
 /**
+ * The per-connection queue: requests answered one at a time, in order, each
+ * once the previous response has finished (or its connection closed).
+ */
+function createQueues() {
+  let total = 0;
+  const queues = new WeakMap();
+  const queueOf = (socket) => {
+    let q = queues.get(socket);
+    if (!q) {
+      q = { jobs: [], busy: false, paused: false };
+      queues.set(socket, q);
+      socket.once('close', () => {
+        total -= q.jobs.length;
+        q.jobs.length = 0;
+      });
+    }
+    return q;
+  };
+  const next = (socket, q) => {
+    const job = q.jobs.shift();
+    if (!job) {
+      q.busy = false;
+      return;
+    }
+    total--;
+    q.busy = true;
+    if (q.paused && q.jobs.length < QUEUE_PAUSE && !socket.destroyed) {
+      q.paused = false;
+      socket.resume();
+    }
+    job().then(() => next(socket, q));
+  };
+  return {
+    /** job(): a promise that settles when its response is done with. */
+    add(socket, job) {
+      if (socket.destroyed) return; // the rest of a read that held more requests than allowed
+      const q = queueOf(socket);
+      if (q.jobs.length >= QUEUE_MAX || total >= TOTAL_QUEUED) return socket.destroy();
+      q.jobs.push(job);
+      total++;
+      // node:http resumes a socket it paused itself when the responses drain: pause again while the queue is long
+      if (q.jobs.length >= QUEUE_PAUSE) {
+        q.paused = true;
+        socket.pause();
+      }
+      if (!q.busy) next(socket, q);
+    },
+  };
+}
+
+/**
  * An http.Server for the demo, not yet listening. `root` is the repository
- * (the folder holding web/ and dist/); by default the one this file is in.
- * `timeouts` (ms): for the headers and for the whole request.
+ * (the folder holding web/, dist/ and package.json); by default the one this
+ * file is in. `timeouts` (ms): for the headers and for the whole request.
  */
 export function createServer({
   root = join(dirname(fileURLToPath(import.meta.url)), '..'),
   timeouts: { headers = 5_000, request = 10_000 } = {},
 } = {}) {
+  const roots = servedRoots(root);
+  const cache = createCache();
+  const queues = createQueues();
   const options = { headersTimeout: headers, requestTimeout: request, connectionsCheckingInterval: Math.min(1_000, headers) };
   const server = http.createServer(options, (req, res) => {
     // Request bodies are never read: drain them so a client that sends one cannot stall us.
     req.resume();
-    realpath(root)
-      .then((realRoot) => handle(req, res, realRoot))
-      .catch((error) => fail(req, res, error));
+    queues.add(req.socket, () => new Promise((done) => {
+      res.once('close', done);
+      answer(req, res, roots, cache).catch((error) => fail(req, res, error));
+    }));
   });
   server.keepAliveTimeout = 5_000;
   server.maxRequestsPerSocket = 1000;
+  server.maxConnections = MAX_CONNECTIONS;
+  server.setTimeout(IDLE_MS); // no timeout listener: node:http closes the idle socket
   // A malformed request line, an oversized header, or a client too slow to
   // send its request: answer if the socket is still writable.
   server.on('clientError', (error, socket) => {
