@@ -1,8 +1,10 @@
 // demo-load.mjs: how long the demo page takes to load (`make bench`; alone:
-// `node bench/demo-load.mjs [--runs N] [--server FILE]`), in Debian's
+// `node bench/demo-load.mjs [--runs N] [--server FILE]...`), in Debian's
 // Chromium, each load in a fresh browser context (empty HTTP cache), the
-// demo server running as a child process as `make demo` runs it. From the
-// navigation's start (performance.now()'s origin) to:
+// demo server running as a child process as `make demo` runs it. Several
+// --server FILEs (another version of tools/serve.mjs: before and after) are
+// measured side by side, their loads interleaved. From the navigation's start
+// (performance.now()'s origin) to:
 //   - first view drawn: web/main.js's mark after the positional views are
 //     drawn (<html data-first-drawn-ms>);
 //   - every view ready: its mark after the encoder views are drawn
@@ -11,7 +13,8 @@
 //     point arrived (data-eval-done-at; tests/browser/train-view.test.js
 //     waits for the same);
 //   - reload, first view drawn: the same page navigated again in the same
-//     context (the HTTP cache warm: what the validators save).
+//     context (the HTTP cache warm: what the validators save);
+// and the bytes the page and its workers received (response bodies as sent).
 // The floor, measured in the same run and interleaved with the demo: an empty
 // page with one empty module, served by a second instance of the same server
 // code from a scratch root, marking itself drawn on arrival.
@@ -29,7 +32,8 @@ const arg = (name, fallback) => {
   return i < 0 ? fallback : process.argv[i + 1];
 };
 const RUNS = Number(arg('--runs', process.env.BENCH_RUNS || 9));
-const SERVER = resolve(ROOT, arg('--server', 'tools/serve.mjs'));
+const given = process.argv.flatMap((a, i) => (a === '--server' ? [process.argv[i + 1]] : []));
+const SERVERS = (given.length ? given : ['tools/serve.mjs']).map((f) => resolve(ROOT, f));
 const executable = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
 const median = (xs) => {
@@ -37,9 +41,9 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-/** Starts the server module's listen({ port: 0, root }) in a child process; resolves to { child, url }. */
-function startServer(root) {
-  const script = `const { listen } = await import(${JSON.stringify(pathToFileURL(SERVER).href)});
+/** Starts a server module's listen({ port: 0, root }) in a child process; resolves to { child, url }. */
+function startServer(server, root) {
+  const script = `const { listen } = await import(${JSON.stringify(pathToFileURL(server).href)});
 const { url } = await listen({ port: 0, root: ${JSON.stringify(root)} });
 console.log(url);`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -81,11 +85,20 @@ const marks = (page) => page.evaluate(() => {
   return { first: Number(d.firstDrawnMs), ready: Number(d.readyMs), scored: Number(train?.dataset.evalDoneAt) };
 });
 
+/** Sums the response bodies as sent (compressed, when they were) of the requests given. */
+async function bytesOf(requests) {
+  let sum = 0;
+  for (const r of requests) sum += (await r.sizes()).responseBodySize;
+  return sum;
+}
+
 async function loadOnce(browser, url, demo, requested = new Set()) {
   const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, deviceScaleFactor: 1 });
   try {
     const page = await context.newPage();
+    const finished = [];
     page.on('request', (r) => requested.add(r.url()));
+    page.on('requestfinished', (r) => finished.push(r));
     await page.goto(url);
     if (!demo) {
       await page.waitForFunction(() => document.documentElement.dataset.firstDrawnMs);
@@ -93,7 +106,7 @@ async function loadOnce(browser, url, demo, requested = new Set()) {
     }
     await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 30_000 });
     await page.waitForFunction(() => document.querySelector('[data-view="train"]').dataset.evalDone === 'true', null, { timeout: 60_000 });
-    const cold = await marks(page);
+    const cold = { ...(await marks(page)), bytes: await bytesOf(finished) };
     await page.reload();
     await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 30_000 });
     const warm = await marks(page);
@@ -109,38 +122,46 @@ if (!existsSync(executable)) {
 }
 
 const scratch = floorRoot();
-const servers = [];
+const children = [];
 let browser;
 try {
-  const demo = await startServer(ROOT);
-  servers.push(demo.child);
-  const floor = await startServer(scratch);
-  servers.push(floor.child);
+  const servers = [];
+  for (const file of SERVERS) {
+    const demo = await startServer(file, ROOT);
+    children.push(demo.child);
+    const floor = await startServer(file, scratch);
+    children.push(floor.child);
+    servers.push({ file, demo: demo.url, floor: floor.url, rows: { floor: [], demo: [] } });
+  }
   browser = await chromium.launch({ executablePath: executable, args: ARGS });
-  const rows = { floor: [], demo: [] };
-  // One load of each first, so the server has compiled its code paths and compressed
-  // every file the page fetches; then wait for the compressions the server
-  // runs in the background (brotli) to end, so they do not compete with the timed loads.
-  const requested = new Set();
-  await loadOnce(browser, demo.url, true, requested);
-  await settle([...requested].filter((u) => u.startsWith(demo.url)));
-  await loadOnce(browser, floor.url, false);
+  // One load of each first, so every server has compiled its code paths and
+  // compressed every file the page fetches; then wait for the compressions a
+  // server runs in the background (brotli) to end, so they do not compete
+  // with the timed loads.
+  for (const s of servers) {
+    const requested = new Set();
+    await loadOnce(browser, s.demo, true, requested);
+    await settle([...requested].filter((u) => u.startsWith(s.demo)));
+    await loadOnce(browser, s.floor, false);
+  }
   for (let i = 0; i < RUNS; i++) {
-    rows.floor.push(await loadOnce(browser, floor.url, false));
-    rows.demo.push(await loadOnce(browser, demo.url, true));
+    for (const s of servers) {
+      s.rows.floor.push(await loadOnce(browser, s.floor, false));
+      s.rows.demo.push(await loadOnce(browser, s.demo, true));
+    }
   }
-  const m = (kind, key) => median(rows[kind].map((r) => r[key]));
-  const f = m('floor', 'first');
-  console.log(`demo load: ${cpus()[0].model}, ${cpus().length} cores, Node ${process.version}, server ${relative(ROOT, SERVER)}, medians of ${RUNS} fresh Chromium contexts, ms from navigation`);
-  console.log('| | ms | over the floor |');
-  console.log('| --- | --- | --- |');
-  console.log(`| floor: an empty page and an empty module, same server | ${f} | |`);
+  console.log(`demo load: ${cpus()[0].model}, ${cpus().length} cores, Node ${process.version}, medians of ${RUNS} fresh Chromium contexts per server, interleaved; ms from navigation, and over the floor`);
+  const names = servers.map((s) => relative(ROOT, s.file));
+  console.log(`| | ${names.join(' | ')} |`);
+  console.log(`| --- |${names.map(() => ' --- |').join('')}`);
+  const m = (s, kind, key) => median(s.rows[kind].map((r) => r[key]));
+  console.log(`| floor: an empty page and an empty module, same server | ${servers.map((s) => m(s, 'floor', 'first')).join(' | ')} |`);
   for (const [key, name] of [['first', 'first view drawn'], ['ready', 'every view ready'], ['scored', 'trained models scored'], ['reload', 'reload, first view drawn']]) {
-    const v = m('demo', key);
-    console.log(`| ${name} | ${v} | ${v - f} |`);
+    console.log(`| ${name} | ${servers.map((s) => `${m(s, 'demo', key)} (+${m(s, 'demo', key) - m(s, 'floor', 'first')})`).join(' | ')} |`);
   }
+  console.log(`| bytes received, page and workers | ${servers.map((s) => m(s, 'demo', 'bytes')).join(' | ')} |`);
 } finally {
   await browser?.close();
-  for (const child of servers) child.kill();
+  for (const child of children) child.kill();
   rmSync(scratch, { recursive: true, force: true });
 }
