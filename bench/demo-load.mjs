@@ -15,10 +15,15 @@
 //   - reload, first view drawn: the same page navigated again in the same
 //     context (the HTTP cache warm: what the validators save);
 // and the bytes the page and its workers received (response bodies as sent).
+// The server alone, apart from the browser's work: every file the page
+// fetches, fetched again in sequence by Node over one keep-alive connection,
+// asking for what Chromium asks (Accept-Encoding: gzip, deflate, br), ms per
+// file, beside the floor page's two files fetched the same way.
 // The floor, measured in the same run and interleaved with the demo: an empty
 // page with one empty module, served by a second instance of the same server
 // code from a scratch root, marking itself drawn on arrival.
 import { chromium } from 'playwright-core';
+import http from 'node:http';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
@@ -85,6 +90,24 @@ const marks = (page) => page.evaluate(() => {
   return { first: Number(d.firstDrawnMs), ready: Number(d.readyMs), scored: Number(train?.dataset.evalDoneAt) };
 });
 
+/** ms per file to fetch `urls` in sequence over one keep-alive connection, reading every body. */
+async function fetchAll(urls) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const one = (url) => new Promise((done, fail) => {
+    http.get(url, { agent, headers: { 'Accept-Encoding': 'gzip, deflate, br' } }, (res) => {
+      res.on('data', () => {});
+      res.on('end', done);
+    }).on('error', fail);
+  });
+  try {
+    const t0 = performance.now();
+    for (const url of urls) await one(url);
+    return (performance.now() - t0) / urls.length;
+  } finally {
+    agent.destroy();
+  }
+}
+
 /** Sums the response bodies as sent (compressed, when they were) of the requests given. */
 async function bytesOf(requests) {
   let sum = 0;
@@ -131,7 +154,7 @@ try {
     children.push(demo.child);
     const floor = await startServer(file, scratch);
     children.push(floor.child);
-    servers.push({ file, demo: demo.url, floor: floor.url, rows: { floor: [], demo: [] } });
+    servers.push({ file, demo: demo.url, floor: floor.url, files: [], rows: { floor: [], demo: [], fetchFloor: [], fetchDemo: [] } });
   }
   browser = await chromium.launch({ executablePath: executable, args: ARGS });
   // One load of each first, so every server has compiled its code paths and
@@ -141,13 +164,20 @@ try {
   for (const s of servers) {
     const requested = new Set();
     await loadOnce(browser, s.demo, true, requested);
-    await settle([...requested].filter((u) => u.startsWith(s.demo)));
+    s.files = [...requested].filter((u) => u.startsWith(s.demo));
+    await settle(s.files);
     await loadOnce(browser, s.floor, false);
   }
   for (let i = 0; i < RUNS; i++) {
     for (const s of servers) {
       s.rows.floor.push(await loadOnce(browser, s.floor, false));
       s.rows.demo.push(await loadOnce(browser, s.demo, true));
+    }
+  }
+  for (let i = 0; i < 15; i++) {
+    for (const s of servers) {
+      s.rows.fetchFloor.push({ ms: await fetchAll([s.floor, `${s.floor}main.js`]) });
+      s.rows.fetchDemo.push({ ms: await fetchAll(s.files) });
     }
   }
   console.log(`demo load: ${cpus()[0].model}, ${cpus().length} cores, Node ${process.version}, medians of ${RUNS} fresh Chromium contexts per server, interleaved; ms from navigation, and over the floor`);
@@ -160,6 +190,8 @@ try {
     console.log(`| ${name} | ${servers.map((s) => `${m(s, 'demo', key)} (+${m(s, 'demo', key) - m(s, 'floor', 'first')})`).join(' | ')} |`);
   }
   console.log(`| bytes received, page and workers | ${servers.map((s) => m(s, 'demo', 'bytes')).join(' | ')} |`);
+  const ms = (s, kind) => m(s, kind, 'ms').toFixed(2);
+  console.log(`| server alone: the page's ${servers[0].files.length} files in sequence, ms per file (floor: the empty page's 2) | ${servers.map((s) => `${ms(s, 'fetchDemo')} (floor ${ms(s, 'fetchFloor')})`).join(' | ')} |`);
 } finally {
   await browser?.close();
   for (const child of children) child.kill();
