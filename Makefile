@@ -265,6 +265,7 @@ bench: deps wasm js build/bench/probes.wasm
 	$(NODE) bench/size.mjs
 	$(NODE) bench/budgets.mjs
 	$(NODE) bench/page-timings.mjs
+	$(NODE) bench/demo-load.mjs
 
 # ---------------------------------------------------------------- models
 # The copy-task models of web/models/ (tools/train/README.md): one per
@@ -293,7 +294,7 @@ reference:
 
 # ---------------------------------------------------------------- demo
 demo: deps wasm js
-	$(NODE) web/serve.mjs --port $(PORT)
+	$(NODE) tools/serve.mjs --port $(PORT)
 
 build dist:
 	@mkdir -p $@

@@ -6,7 +6,7 @@
 //   wasm, for engines without SIMD) are reported apart: they are fetched only
 //   when needed.
 // - Startup, import + init() to ready, in fresh Node processes and in fresh
-//   Chromium contexts on the demo's origin (web/serve.mjs), each against the
+//   Chromium contexts on the demo's origin (tools/serve.mjs), each against the
 //   floor measured in the same run: instantiating the smallest wasm module,
 //   which is what any wasm library pays before its own work starts.
 import { existsSync, readFileSync } from 'node:fs';

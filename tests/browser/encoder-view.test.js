@@ -5,7 +5,7 @@
 // its sub-diagonal whatever the text; the JSON download carries the
 // probabilities. Screenshots go to build/screenshots/encoder-*.png.
 import { readFileSync } from 'node:fs';
-import { invert, SIZE } from '../../web/colormap.js';
+import { invert, SIZE } from '../../web/draw/colormap.js';
 import { posencEncoder as posenc } from '../helpers.js';
 import { launch, openPage, cellSpan, readPixels, setControls, draws, redrawn, frames, SCREENSHOTS } from './chromium.js';
 

@@ -9,8 +9,8 @@
 // in any control is refused with a named message and changes nothing.
 // Screenshots go to build/screenshots/train-*.png.
 import { readFileSync } from 'node:fs';
-import { invert, SIZE } from '../../web/colormap.js';
-import { PALETTE, PALETTE_DARK } from '../../web/lines.js';
+import { invert, SIZE } from '../../web/draw/colormap.js';
+import { PALETTE, PALETTE_DARK } from '../../web/draw/lines.js';
 import { EVAL_NS, copyAccuracy, copyCorrect, copySequence } from '../../web/models/copy-task.js';
 import { posencEncoder as posenc } from '../helpers.js';
 import { launch, openPage, cellSpan, readPixels, setControls, draws, redrawn, frames, SCREENSHOTS } from './chromium.js';
@@ -365,7 +365,7 @@ describe('attention of a trained model on a typed or random sequence', () => {
 
 describe('a worker that cannot start', () => {
   test('is a named error that stays through new settings, not a progress bar that hangs', async () => {
-    const setup = (p) => p.route('**/train-worker.js', (r) => r.fulfill({ status: 404, body: 'gone' }));
+    const setup = (p) => p.route('**/train/worker.js', (r) => r.fulfill({ status: 404, body: 'gone' }));
     const own = await openPage(env.browser, env.url, { setup });
     const p = own.page;
     try {

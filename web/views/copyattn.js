@@ -12,9 +12,9 @@
 // strip's rectangle and, per copied symbol, right (1) or wrong (0).
 import { int, choice } from '../state.js';
 import { BOS, SEP, copySequence, copyCorrect } from '../models/copy-task.js';
-import { SCHEMES, NAMES, TRAIN_MAX_N, loadModel } from '../copy-models.js';
-import { paintPanel, panelCellAt, snapPanel } from '../heatmap.js';
-import { drawColorBar } from '../axes.js';
+import { SCHEMES, NAMES, TRAIN_MAX_N, loadModel } from '../train/copy-models.js';
+import { paintPanel, panelCellAt, snapPanel } from '../draw/heatmap.js';
+import { drawColorBar } from '../draw/axes.js';
 
 export const MAX_N = 256;
 const LETTERS = 'abcdefghijklmnop'; // a = token 2 ... p = token 17

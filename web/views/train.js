@@ -1,15 +1,15 @@
 // views/train.js: "Train short, test long". Token accuracy of the six
 // trained copy-task models (web/models/) against the evaluation length n,
-// computed live by posenc in module workers (train-worker.js, two on two cores) on the seeded
+// computed live by posenc in module workers (train/worker.js, two on two cores) on the seeded
 // evaluation sequences of models/copy-task.js: none of the numbers drawn is
 // stored anywhere. RoPE's curve can be redrawn under RoPE scaling applied at
 // inference (linear, dynamic NTK, YaRN), the unscaled curve left dashed.
 import { int, num, choice } from '../state.js';
 import { EVAL_NS, VOCAB_SIZE } from '../models/copy-task.js';
-import { SCHEMES, NAMES, SCALINGS, TRAIN_MAX_N, ropeScaling, sequencesAt } from '../copy-models.js';
-import { createEvaluator } from '../train-client.js';
-import { drawAccuracy } from '../accuracy-plot.js';
-import { PALETTE, PALETTE_DARK } from '../lines.js';
+import { SCHEMES, NAMES, SCALINGS, TRAIN_MAX_N, ropeScaling, sequencesAt } from '../train/copy-models.js';
+import { createEvaluator } from '../train/client.js';
+import { drawAccuracy } from '../draw/accuracy-plot.js';
+import { PALETTE, PALETTE_DARK } from '../draw/lines.js';
 
 const CHANCE = 1 / (VOCAB_SIZE - 2); // 16 symbols
 const SCALING_NAMES = { linear: 'linear', dynamic: 'dynamic NTK', yarn: 'YaRN' };

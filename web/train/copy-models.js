@@ -1,4 +1,4 @@
-// copy-models.js: the six trained copy-task models of web/models/ as the
+// train/copy-models.js: the six trained copy-task models of web/models/ as the
 // page and its worker use them: names, the files, the sequence counts per n,
 // and RoPE scaling merged into a model's own options. No posenc import: the
 // caller passes its posenc (the page's, or the worker's).
@@ -12,7 +12,7 @@ export const TRAIN_TOKENS = 2 * TRAIN_MAX_N + 2;
 export const SCALINGS = Object.freeze(['none', 'linear', 'dynamic', 'yarn']);
 
 /** The URL of a model file, relative to this module (the page's and the worker's alike). */
-export const modelURL = (scheme) => new URL(`./models/copy-${scheme}.safetensors`, import.meta.url);
+export const modelURL = (scheme) => new URL(`../models/copy-${scheme}.safetensors`, import.meta.url);
 
 /**
  * Evaluation sequences at length n for `perN` chosen by the reader: all of

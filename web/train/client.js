@@ -1,9 +1,9 @@
-// train-client.js: the page's side of train-worker.js (one or two of them). It keeps the scores
+// train/client.js: the page's side of train/worker.js (one or two of them). It keeps the scores
 // computed so far, series by series, and asks the worker only for what the
 // current settings lack: changing RoPE's scaling recomputes RoPE's scaled
 // curve alone; a new sequence count, every point. A new request replaces the
 // worker's current job, so stale work stops at the next point.
-import { EVAL_NS } from './models/copy-task.js';
+import { EVAL_NS } from '../models/copy-task.js';
 import { sequencesAt } from './copy-models.js';
 
 /**
@@ -15,7 +15,7 @@ export function createEvaluator(onUpdate) {
   // Two workers where there are two cores or more: the points split between them by their
   // cost, and on a busy machine two threads also get a larger share of the CPU than one.
   const count = Math.max(1, Math.min(2, navigator.hardwareConcurrency || 1));
-  const workers = Array.from({ length: count }, () => new Worker(new URL('./train-worker.js', import.meta.url), { type: 'module' }));
+  const workers = Array.from({ length: count }, () => new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }));
   const store = new Map(); // key -> { sig, points: Map }
   let id = 0;
   let wanted = '';

@@ -1,4 +1,4 @@
-// train-worker.js: the module worker of the "train short, test long" view.
+// train/worker.js: the module worker of the "train short, test long" view.
 // It loads posenc and the six models, and scores the copy task point by
 // point (one scheme at one n), posting each result as it comes, so the page
 // draws the curves as they grow and stays responsive. A new job replaces the
@@ -7,8 +7,8 @@
 // Messages in:  { id, tasks: [{ key, scheme, scaling, n, count }] }
 // Messages out: { id, key, n, count, tokenAccuracy, exactMatch } per point,
 //               { id, finished: true } at the end, { id, error } on failure.
-import * as posenc from './dist/encoder.mjs';
-import { copyAccuracy } from './models/copy-task.js';
+import * as posenc from '../dist/encoder.mjs';
+import { copyAccuracy } from '../models/copy-task.js';
 import { SCHEMES, loadModel, modelOptions } from './copy-models.js';
 
 const ready = posenc.init();
