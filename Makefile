@@ -231,16 +231,37 @@ fuzz: fuzz-build
 # and the parts of the kernels (bench/breakdown.mjs), linked with the kernels'
 # own sources, compiled as the SIMD build compiles them (-O3 -msimd128).
 PROBE_SRCS    := src/trig.c src/fmath.c src/rope_rotate.c src/rope_apply.c src/sinusoidal.c
-PROBE_EXPORTS := _probe_store,_probe_store_tiles,_probe_read_write,_probe_clock,_probe_clock_f64,_probe_recurrence,_probe_table_l1,_probe_rope_memory,_probe_rope_rotate,_probe_rope_rotate_kouter,_probe_rope_trig,_posenc_sinusoidal,_posenc_rope_apply_ordered,_malloc,_free
+PROBE_EXPORTS := _probe_store,_probe_store_tiles,_probe_read_write,_probe_clock,_probe_clock_f64,_probe_recurrence,_probe_table_l1,_probe_rope_memory,_probe_rope_rotate,_probe_rope_rotate_kouter,_probe_rope_trig,_probe_f32x4_madd,_posenc_sinusoidal,_posenc_rope_apply_ordered,_malloc,_free
 build/bench/probes.wasm: bench/probes.c $(PROBE_SRCS) $(HDRS) Makefile
 	@mkdir -p $(@D)
 	$(EMCC) $(CSTD) -Isrc -O3 -msimd128 --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH \
 	  -sMAXIMUM_MEMORY=4GB -sMALLOC=emmalloc \
 	  -sEXPORTED_FUNCTIONS=$(PROBE_EXPORTS) $< $(PROBE_SRCS) -o $@
 
-bench: deps wasm js build/bench/probes.wasm
+# The peer of the encoder (bench/encoder-ort.mjs): ONNX Runtime Web, pinned in
+# bench/ort/ and installed there by the bench alone (139 MB: never by make test),
+# on the copy-task models exported from torch (tools/train/export_onnx.py, no
+# onnx package needed). Without torch the export is skipped and the bench's
+# rows say so.
+ORT_STAMP  := bench/ort/node_modules/.package-lock.json
+ONNX_INDEX := build/onnx/index.json
+
+$(ORT_STAMP): bench/ort/package.json bench/ort/package-lock.json
+	npm ci --prefix bench/ort --no-audit --no-fund
+	@touch $@
+
+$(ONNX_INDEX): tools/train/export_onnx.py tools/train/model.py tools/train/safetensors_io.py $(wildcard web/models/*.safetensors)
+	@if $(TORCH_PYTHON) -c 'import torch' 2>/dev/null; then \
+	  $(TORCH_PYTHON) tools/train/export_onnx.py --out $(@D); \
+	else echo "posenc: $(TORCH_PYTHON) has no torch (apt-get install python3-torch): the ONNX Runtime rows of make bench are skipped"; fi
+
+.PHONY: bench-ort
+bench-ort: $(ORT_STAMP) $(ONNX_INDEX)
+
+bench: deps wasm js build/bench/probes.wasm bench-ort
 	$(NODE) bench/run.mjs
 	$(NODE) bench/breakdown.mjs
+	$(NODE) bench/encoder-ort.mjs
 	$(NODE) bench/size.mjs
 
 # ---------------------------------------------------------------- models
