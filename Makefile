@@ -83,7 +83,7 @@ $(EXPORTS): include/posenc.h | build
 # src/fmath.c counts as one: at -Oz its double-double helpers stay calls that
 # return through memory, and the float32 RoPE recipe (a sincos per value) runs
 # about 4x slower, to save 150 gzipped bytes.
-KERNELS   := src/trig.c src/rope_rotate.c src/rope_apply.c src/rope_axes.c src/sinusoidal.c src/nn_kernels.c src/fmath.c
+KERNELS   := src/trig.c src/rope_rotate.c src/rope_apply.c src/rope_axes.c src/sinusoidal.c src/nn_kernels.c src/nn_attend.c src/nn_math.c src/fmath.c
 EMLINK    := -Oz --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH -sMAXIMUM_MEMORY=4GB \
              -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB -sERROR_ON_UNDEFINED_SYMBOLS=1 -sMALLOC=none
 WASM_SRCS := $(SRCS) src/wasm/malloc.c
