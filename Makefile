@@ -131,13 +131,14 @@ build/native/%.o: src/%.c $(HDRS) | build
 build/native/libposenc.a: $(NATIVE_OBJS)
 	$(AR) rcs $@ $^
 
-build/native/test_posenc: $(TESTS_C) build/native/libposenc.a tests/c/check.h
-	$(CC) $(CSTD) $(CFLAGS) -Itests/c $(TESTS_C) build/native/libposenc.a -lm -o $@
+# -Isrc: tests/c/test_kernels.c checks the internal kernels (src/nn_*.h) directly.
+build/native/test_posenc: $(TESTS_C) build/native/libposenc.a tests/c/check.h $(HDRS)
+	$(CC) $(CSTD) $(CFLAGS) -Isrc -Itests/c $(TESTS_C) build/native/libposenc.a -lm -o $@
 
 # Sanitized: the library and the tests rebuilt together with ASan + UBSan.
 build/asan/test_posenc: $(TESTS_C) $(SRCS) $(HDRS) tests/c/check.h
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) -O1 -g $(SAN) -Itests/c $(TESTS_C) $(SRCS) -lm -o $@
+	$(CC) $(CSTD) -O1 -g $(SAN) -Isrc -Itests/c $(TESTS_C) $(SRCS) -lm -o $@
 
 # The accuracy of src/fmath.c in ulps against long double libm (its own binary:
 # valgrind, which runs test_posenc, evaluates long double in double precision).

@@ -179,6 +179,125 @@ test('through position 0 and the anchors: identical, and exact at 0', () => {
   }
 });
 
+// ------------------------------------------------------------ the encoder
+
+/**
+ * Calls fn(e, ...pointers) with each input array copied into e's memory and
+ * outputs[i] zeroed bytes after them; returns the outputs' bytes.
+ */
+function runBuffers(e, inputs, outputs, fn) {
+  const ptrs = inputs.map((a) => {
+    const p = e.malloc(Math.max(a.byteLength, 8));
+    new Uint8Array(e.memory.buffer, p, a.byteLength).set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+    return p;
+  });
+  const outs = outputs.map((bytes) => {
+    const p = e.malloc(Math.max(bytes, 8));
+    new Uint8Array(e.memory.buffer, p, bytes).fill(0);
+    return p;
+  });
+  const status = fn(e, ...ptrs, ...outs);
+  const result = outs.map((p, i) => Buffer.from(new Uint8Array(e.memory.buffer, p, outputs[i]).slice()));
+  [...ptrs, ...outs].forEach((p) => e.free(p));
+  expect(status).toBe(0);
+  return result;
+}
+
+function sameBuffers(inputs, outputs, fn) {
+  const a = runBuffers(simd, inputs, outputs, fn);
+  const b = runBuffers(base, inputs, outputs, fn);
+  a.forEach((bytes, i) => {
+    if (Buffer.compare(bytes, b[i]) !== 0) expect(bytes).toEqual(b[i]);
+    expect(Buffer.compare(bytes, b[i])).toBe(0);
+  });
+  return a;
+}
+
+const noise = (n, scale, seed = 1) => Float32Array.from({ length: n }, (_, i) => scale * Math.sin(seed * 12.9898 + i * 78.233) * Math.cos(i * 0.37 + seed));
+
+test('linear, softmax and feed-forward (every activation): identical, odd sizes', () => {
+  const [R, IN, OUT] = [13, 37, 19];
+  const x = noise(R * IN, 2);
+  const w = noise(OUT * IN + OUT, 0.5, 2);
+  sameBuffers([x, w], [R * OUT * 4], (e, px, pw, pout) => e.posenc_linear(pout, R * OUT, px, R * IN, R, IN, pw, OUT * IN, OUT, pw + OUT * IN * 4));
+  const scores = noise(7 * 45, 30, 3);
+  scores[5] = -Infinity;
+  same(scores.byteLength, (e, p) => e.posenc_softmax(p, scores.length, 7, 45), scores);
+  const [D, FF] = [24, 41];
+  const params = noise(2 * FF * D + FF + D, 0.6, 4);
+  for (const activation of [0, 1, 2]) {
+    sameBuffers([noise(R * D, 3, 5), params], [R * D * 4, R * FF * 4], (e, px, pp, pout, pwork) =>
+      e.posenc_feed_forward(pout, R * D, px, R * D, R, D, FF, pp, params.length, activation, pwork, R * FF));
+  }
+});
+
+test('attention: causal or not, bias, key mask, probabilities kept or not: identical', () => {
+  const [S, H, HD] = [23, 3, 7];
+  const n = S * H * HD;
+  const [q, k, v] = [noise(n, 2, 6), noise(n, 2, 7), noise(n, 1, 8)];
+  const bias = noise(H * S * S, 1, 9);
+  const mask = Int32Array.from({ length: S }, (_, i) => (i % 6 === 4 ? 0 : 1));
+  for (const causal of [0, 1]) {
+    for (const withBias of [false, true]) {
+      const [out, probs] = sameBuffers([q, k, v, bias, mask], [n * 4, H * S * S * 4], (e, pq, pk, pv, pb, pm, pout, pprobs) =>
+        e.posenc_attention(pout, n, pq, pk, pv, n, S, H, HD, withBias ? pb : 0, withBias ? H * S * S : 0, pm, causal, pprobs, H * S * S, 0, 0));
+      const [lean] = sameBuffers([q, k, v, bias, mask], [n * 4, S * S * 4], (e, pq, pk, pv, pb, pm, pout, pwork) =>
+        e.posenc_attention(pout, n, pq, pk, pv, n, S, H, HD, withBias ? pb : 0, withBias ? H * S * S : 0, pm, causal, 0, 0, pwork, S * S));
+      expect(Buffer.compare(out, lean)).toBe(0);
+      expect(probs.length).toBe(H * S * S * 4);
+    }
+  }
+});
+
+/** posenc_encoder_config (include/posenc.h) at the wasm32 offsets src/encoder.c asserts. */
+function encoderConfig(c) {
+  const view = new DataView(new ArrayBuffer(128));
+  const u32 = [['vocab_size', 0], ['d_model', 4], ['heads', 8], ['d_ff', 12], ['layers', 16], ['languages', 20], ['rotary_dim', 72], ['t5_num_buckets', 104], ['t5_max_distance', 108], ['max_length', 116]];
+  const i32 = [['positional', 24], ['norm', 28], ['activation', 32], ['final_norm', 36], ['sinusoidal_layout', 64], ['rope_layout', 68], ['rope_precision', 76], ['rope_inv_freq', 80], ['t5_unidirectional', 112], ['lm_head', 120]];
+  const f64 = [['embed_scale', 40], ['norm_eps', 48], ['sinusoidal_base', 56], ['rope_attention_factor', 88], ['alibi_max_bias', 96]];
+  for (const [name, at] of u32) view.setUint32(at, c[name] ?? 0, true);
+  for (const [name, at] of i32) view.setInt32(at, c[name] ?? 0, true);
+  for (const [name, at] of f64) view.setFloat64(at, c[name] ?? 0, true);
+  return new Uint8Array(view.buffer);
+}
+
+test.each([
+  ['none', 0, 0, 0], ['sinusoidal', 1, 1, 1], ['rope', 2, 0, 2], ['alibi', 3, 1, 1], ['t5', 4, 0, 0], ['learned', 5, 1, 1],
+])('the encoder (%s): logits and attention identical, causal and not, with a mask', (name, positional, norm, activation) => {
+  const [V, D, H, FF, L, S] = [18, 24, 3, 40, 2, 29];
+  const HD = D / H;
+  const invFreq = Float64Array.from({ length: HD / 2 }, (_, k) => Math.pow(10000, (-2 * k) / HD));
+  const cfg = { vocab_size: V, d_model: D, heads: H, d_ff: FF, layers: L, positional, norm, activation, final_norm: 1, lm_head: 1, max_length: S, t5_unidirectional: 1 };
+  const tokens = Int32Array.from({ length: S }, (_, i) => (i * 7 + 3) % V);
+  const mask = Int32Array.from({ length: S }, (_, i) => (i === S - 2 ? 0 : 1));
+  for (const causal of [0, 1]) {
+    const sizes = (e) => {
+      // the config points at the frequencies: both live in one buffer
+      const [bytes] = runBuffers(e, [], [8], (x, pSizes) => {
+        const pc = x.malloc(128 + invFreq.byteLength);
+        new Uint8Array(x.memory.buffer, pc, 128).set(encoderConfig({ ...cfg, rope_inv_freq: pc + 128 }));
+        new Float64Array(x.memory.buffer, pc + 128, invFreq.length).set(invFreq);
+        const status = x.posenc_encoder_sizes(pc, S, pSizes, pSizes + 4);
+        x.free(pc);
+        return status;
+      });
+      return [bytes.readUInt32LE(0), bytes.readUInt32LE(4)];
+    };
+    const [pl, wl] = sizes(simd);
+    expect(sizes(base)).toEqual([pl, wl]);
+    const params = noise(pl, 0.4, 10 + positional);
+    const [logits, attention] = sameBuffers([params, tokens, mask], [S * V * 4, L * H * S * S * 4, wl * 4, 128 + invFreq.byteLength], (e, pp, pt, pm, pout, patt, pwork, pc) => {
+      new Uint8Array(e.memory.buffer, pc, 128).set(encoderConfig({ ...cfg, rope_inv_freq: pc + 128 }));
+      new Float64Array(e.memory.buffer, pc + 128, invFreq.length).set(invFreq);
+      const status = e.posenc_encoder_logits(pout, S * V, pc, pp, pl, pt, S, pm, causal, -1, patt, L * H * S * S, pwork, wl);
+      new Uint8Array(e.memory.buffer, pwork, wl * 4).fill(0); // the workspace is scratch: not compared
+      return status;
+    });
+    expect(new Float32Array(logits.buffer, logits.byteOffset, S * V).every(Number.isFinite)).toBe(true);
+    expect(attention.length).toBe(L * H * S * S * 4);
+  }
+});
+
 test("init({ simd: false }) loads the baseline build through the public API, same values", async () => {
   await posenc.init({ simd: false });
   expect(posenc.wasmBuild()).toBe('baseline');
