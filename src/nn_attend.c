@@ -15,22 +15,35 @@
 #include "nn_math.h"
 #include "simd.h"
 
-/* row[j] = row[j] * scale (+ b[j]) for j < n: the same two float operations per score */
-static void scale_row(float *row, size_t n, float scale, const float *b)
+/*
+ * row[j] = row[j] * scale (+ b[j]), -INFINITY where mask[j] == 0, for j < n
+ * (the same two float operations per score); returns the row's maximum as
+ * nn_row_max finds it (the largest, lanes then in order: exact, so any order
+ * gives it).
+ */
+static float score_row(float *row, size_t n, float scale, const float *b, const int32_t *mask)
 {
     size_t n4 = n & ~(size_t)3, j;
-    f32x4 s = f32x4_splat(scale);
-    if (b) {
-        for (j = 0; j < n4; j += 4)
-            f32x4_store(row + j, f32x4_add(f32x4_mul(f32x4_load(row + j), s), f32x4_load(b + j)));
-        for (; j < n; j++)
-            row[j] = row[j] * scale + b[j];
-    } else {
-        for (j = 0; j < n4; j += 4)
-            f32x4_store(row + j, f32x4_mul(f32x4_load(row + j), s));
-        for (; j < n; j++)
-            row[j] = row[j] * scale;
+    f32x4 s = f32x4_splat(scale), m4 = f32x4_splat(-INFINITY), none = m4;
+    for (j = 0; j < n4; j += 4) {
+        f32x4 v = f32x4_mul(f32x4_load(row + j), s);
+        if (b)
+            v = f32x4_add(v, f32x4_load(b + j));
+        if (mask)
+            v = f32x4_select(u32x4_eqz(u32x4_load(mask + j)), none, v);
+        f32x4_store(row + j, v);
+        m4 = f32x4_select(f32x4_gt(v, m4), v, m4);
     }
+    float lanes[4], m = -INFINITY;
+    f32x4_store(lanes, m4);
+    for (int l = 0; l < 4; l++)
+        m = lanes[l] > m ? lanes[l] : m;
+    for (; j < n; j++) {
+        float v = b ? row[j] * scale + b[j] : row[j] * scale;
+        row[j] = mask && !mask[j] ? -INFINITY : v;
+        m = row[j] > m ? row[j] : m;
+    }
+    return m;
 }
 
 void nn_attend_head(const nn_head *a)
@@ -46,12 +59,9 @@ void nn_attend_head(const nn_head *a)
             size_t i = a->first + r0 + r;
             size_t n = a->causal && i + 1 < a->keys ? i + 1 : a->keys; /* the keys query i reads */
             float *row = p + r * ps;
-            scale_row(row, n, a->scale, a->bias ? a->bias + (ptrdiff_t)i * a->bias_step : NULL);
-            if (a->key_mask)
-                for (size_t j = 0; j < n; j++)
-                    if (!a->key_mask[j])
-                        row[j] = -INFINITY;
-            nn_softmax_row(row, n);
+            float m = score_row(row, n, a->scale, a->bias ? a->bias + (ptrdiff_t)i * a->bias_step : NULL,
+                                a->key_mask);
+            nn_softmax_row_max(row, n, m);
             /* p v reads the block's span; the probabilities run to keys */
             for (size_t j = n, end = a->probs ? a->keys : span; j < end; j++)
                 row[j] = 0.0f;

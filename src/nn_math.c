@@ -10,7 +10,7 @@
 
 #include "posenc.h"
 
-void nn_softmax_row(float *x, size_t n)
+float nn_row_max(const float *x, size_t n)
 {
     size_t n4 = n & ~(size_t)3, j;
     f32x4 m4 = f32x4_splat(-INFINITY);
@@ -24,6 +24,17 @@ void nn_softmax_row(float *x, size_t n)
         m = lanes[l] > m ? lanes[l] : m;
     for (j = n4; j < n; j++)
         m = x[j] > m ? x[j] : m;
+    return m;
+}
+
+void nn_softmax_row(float *x, size_t n)
+{
+    nn_softmax_row_max(x, n, nn_row_max(x, n));
+}
+
+void nn_softmax_row_max(float *x, size_t n, float m)
+{
+    size_t n4 = n & ~(size_t)3, j;
     if (m == -INFINITY) { /* every key masked: no attention rather than 0/0 */
         for (j = 0; j < n; j++)
             x[j] = 0.0f;

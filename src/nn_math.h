@@ -14,18 +14,18 @@
 /*
  * exp(x) for x <= 88 (the encoder takes it of x <= 0 only), within 1 ulp:
  * 0.98 ulp at most over every float of [-87.33, 0] (measured against
- * double exp; tests/c/test_kernels.c checks a sample of [-87.33, 88]). Cody & Waite's reduction:
- * x = k ln2 + r, k = round(x / ln2) (the 1.5 * 2^23 rounding trick, ties to
- * even), |r| <= ln2 / 2 + 2^-9, r = (x - k ln2_hi) - k ln2_lo with ln2_hi
- * 12 significant bits (k ln2_hi exact for |k| < 2^12); then
- * exp(r) = 1 + (r + r^2 q(r)), q a degree-4 least-squares fit (relative
- * error 4e-9 before rounding); times 2^k by adding k to the exponent bits.
- * x < -87.33 (where exp(x) < FLT_MIN) gives +0, so -INFINITY gives 0; NaN
- * gives NaN.
+ * double exp; tests/c/test_kernels.c checks a sample of [-87.33, 88]).
+ * Cody & Waite's reduction: x = k ln2 + r, k = round(x / ln2) (the
+ * 1.5 * 2^23 rounding trick, ties to even), |r| <= ln2 / 2 + 2^-9,
+ * r = (x - k ln2_hi) - k ln2_lo with ln2_hi 12 significant bits (k ln2_hi
+ * exact for |k| < 2^12); then exp(r) = 1 + (r + r^2 q(r)), q a degree-4
+ * least-squares fit (relative error 4e-9 before rounding); times 2^k, a
+ * float built from k's bits (exact: one rounding-free multiply). x < -87.33
+ * (where exp(x) < FLT_MIN) gives +0, so -INFINITY gives 0; NaN gives NaN.
  */
 static inline f32x4 nn_exp4(f32x4 x)
 {
-    const f32x4 round = f32x4_splat(0x1.8p23f), lowest = f32x4_splat(-87.33f);
+    const f32x4 round = f32x4_splat(0x1.8p23f);
     f32x4 t = f32x4_add(f32x4_mul(x, f32x4_splat(0x1.715476p0f)), round); /* x / ln2 + 1.5 * 2^23 */
     f32x4 k = f32x4_sub(t, round);
     f32x4 r = f32x4_sub(f32x4_sub(x, f32x4_mul(k, f32x4_splat(0x1.62ep-1f))), f32x4_mul(k, f32x4_splat(0x1.0bfbe8p-15f)));
@@ -34,10 +34,10 @@ static inline f32x4 nn_exp4(f32x4 x)
     q = f32x4_add(f32x4_mul(q, r), f32x4_splat(0x1.555486p-3f));
     q = f32x4_add(f32x4_mul(q, r), f32x4_splat(0x1.fffff8p-2f));
     f32x4 e = f32x4_add(f32x4_splat(1.0f), f32x4_add(f32x4_mul(q, f32x4_mul(r, r)), r));
-    /* the low bits of t hold k (|k| < 2^22): shifted into the exponent field, the rest falls off */
-    f32x4 scaled = f32x4_from_bits(u32x4_add(f32x4_bits(e), u32x4_shl(f32x4_bits(t), 23)));
-    f32x4 zero = f32x4_splat(0.0f);
-    return f32x4_select(f32x4_lt(x, lowest), zero, f32x4_select(f32x4_ge(x, lowest), scaled, x));
+    /* 2^k: the low bits of t hold k (|k| < 2^22), shifted into the exponent
+       field of 1.0f (the rest falls off); a NaN e stays NaN through the multiply */
+    f32x4 two_k = f32x4_from_bits(u32x4_add(u32x4_shl(f32x4_bits(t), 23), f32x4_bits(f32x4_splat(1.0f))));
+    return f32x4_zero_where(f32x4_lt(x, f32x4_splat(-87.33f)), f32x4_mul(e, two_k));
 }
 
 /*
@@ -49,6 +49,14 @@ static inline f32x4 nn_exp4(f32x4 x)
  * of only -INFINITY becomes zeros.
  */
 void nn_softmax_row(float *x, size_t n);
+
+/* nn_softmax_row given the row's maximum m, as nn_softmax_row finds it
+ * (the largest entry, NaN skipped; -INFINITY when every entry is): for a
+ * caller that has just written the row and kept its maximum. */
+void nn_softmax_row_max(float *x, size_t n, float m);
+
+/* The largest entry of x (NaN skipped; -INFINITY for none): lanes, then in order. */
+float nn_row_max(const float *x, size_t n);
 
 /*
  * The activations of the feed-forward block, in place on n floats

@@ -71,9 +71,14 @@ static inline u32x4 f32x4_gt(f32x4 a, f32x4 b) { return wasm_f32x4_gt(a, b); }
 static inline u32x4 f32x4_ge(f32x4 a, f32x4 b) { return wasm_f32x4_ge(a, b); }
 /* mask ? a : b, lane by lane */
 static inline f32x4 f32x4_select(u32x4 mask, f32x4 a, f32x4 b) { return wasm_v128_bitselect(a, b, mask); }
+/* mask ? +0 : a, lane by lane (one andnot) */
+static inline f32x4 f32x4_zero_where(u32x4 mask, f32x4 a) { return wasm_v128_andnot(a, mask); }
 static inline u32x4 f32x4_bits(f32x4 v) { return v; }
 static inline f32x4 f32x4_from_bits(u32x4 v) { return v; }
 static inline u32x4 u32x4_add(u32x4 a, u32x4 b) { return wasm_i32x4_add(a, b); }
+static inline u32x4 u32x4_load(const void *p) { return wasm_v128_load(p); }
+/* lanes equal to 0 */
+static inline u32x4 u32x4_eqz(u32x4 a) { return wasm_i32x4_eq(a, wasm_i32x4_splat(0)); }
 static inline u32x4 u32x4_shl(u32x4 a, int n) { return wasm_i32x4_shl(a, n); }
 
 /* Lanes 0, 1 and lanes 2, 3 as doubles; four floats back from two pairs. */
@@ -181,10 +186,29 @@ static inline f32x4 f32x4_select(u32x4 mask, f32x4 a, f32x4 b)
         r.lane[i] = (x.lane[i] & mask.lane[i]) | (y.lane[i] & ~mask.lane[i]);
     return f32x4_from_bits(r);
 }
+static inline f32x4 f32x4_zero_where(u32x4 mask, f32x4 a)
+{
+    u32x4 x = f32x4_bits(a);
+    for (int i = 0; i < 4; i++)
+        x.lane[i] &= ~mask.lane[i];
+    return f32x4_from_bits(x);
+}
 static inline u32x4 u32x4_add(u32x4 a, u32x4 b)
 {
     for (int i = 0; i < 4; i++)
         a.lane[i] += b.lane[i];
+    return a;
+}
+static inline u32x4 u32x4_load(const void *p)
+{
+    u32x4 u;
+    memcpy(u.lane, p, sizeof u.lane);
+    return u;
+}
+static inline u32x4 u32x4_eqz(u32x4 a)
+{
+    for (int i = 0; i < 4; i++)
+        a.lane[i] = a.lane[i] == 0 ? 0xffffffffu : 0u;
     return a;
 }
 static inline u32x4 u32x4_shl(u32x4 a, int n)

@@ -157,6 +157,58 @@ static void test_activations(void)
     CHECK(special_t[0] == INFINITY && isnan(special_t[1]) && special_t[2] == 1e30f && special_t[3] == 0.0f);
 }
 
+/* ------------------------------------------------------------ products */
+
+/* nn_linear's documented order for one output: lanes over i = 4c + l, (l0 + l1) + (l2 + l3), the tail, the bias */
+static float dot_reference(const float *x, const float *w, size_t n, const float *bias)
+{
+    float lane[4] = { 0, 0, 0, 0 };
+    size_t n4 = n & ~(size_t)3;
+    for (size_t i = 0; i < n4; i++)
+        lane[i % 4] += x[i] * w[i];
+    float s = (lane[0] + lane[1]) + (lane[2] + lane[3]);
+    for (size_t i = n4; i < n; i++)
+        s += x[i] * w[i];
+    return bias ? s + *bias : s;
+}
+
+static void test_products(void)
+{
+    enum { MAXR = 7, MAXO = 13, MAXN = 70 };
+    static float x[MAXR * MAXN], w[MAXO * MAXN], b[MAXO], y[MAXR * MAXO], a[MAXR * MAXN], m[MAXR * MAXO];
+    static const size_t shapes[][3] = { { 1, 1, 1 }, { 2, 4, 16 }, { 3, 9, 7 }, { 4, 8, 64 }, { 5, 13, 70 }, { 7, 5, 33 } };
+    for (size_t i = 0; i < COUNT(x); i++)
+        x[i] = uniform(2.0f), a[i] = uniform(1.0f);
+    for (size_t i = 0; i < COUNT(w); i++)
+        w[i] = uniform(1.0f);
+    for (size_t i = 0; i < COUNT(b); i++)
+        b[i] = uniform(1.0f);
+    for (size_t t = 0; t < COUNT(shapes); t++) {
+        size_t rows = shapes[t][0], outs = shapes[t][1], n = shapes[t][2];
+        for (int biased = 0; biased <= 1; biased++) {
+            nn_linear(y, MAXO, x, MAXN, rows, w, MAXN, outs, n, biased ? b : NULL);
+            int same = 1;
+            for (size_t r = 0; r < rows; r++)
+                for (size_t o = 0; o < outs; o++) {
+                    float want = dot_reference(x + r * MAXN, w + o * MAXN, n, biased ? b + o : NULL);
+                    same &= memcmp(&want, &y[r * MAXO + o], sizeof want) == 0;
+                }
+            CHECKF(same, "nn_linear %zu x %zu x %zu, bias %d: not the documented order", rows, outs, n, biased);
+        }
+        /* nn_mix: y[i][c] = sum_j a[i][j] b[j][c] in j order, b = w read as [n][outs] */
+        nn_mix(m, MAXO, a, MAXN, rows, w, MAXO, n, outs);
+        int same = 1;
+        for (size_t r = 0; r < rows; r++)
+            for (size_t c = 0; c < outs; c++) {
+                float s = 0.0f;
+                for (size_t j = 0; j < n; j++)
+                    s += a[r * MAXN + j] * w[j * MAXO + c];
+                same &= memcmp(&s, &m[r * MAXO + c], sizeof s) == 0;
+            }
+        CHECKF(same, "nn_mix %zu x %zu x %zu: not the documented order", rows, n, outs);
+    }
+}
+
 /* ------------------------------------------------------------ attention */
 
 enum { AS = 11, AD = 6, AN = AS * AD };
@@ -256,5 +308,6 @@ void test_kernels(void)
     test_exp();
     test_softmax();
     test_activations();
+    test_products();
     test_attend_head();
 }
