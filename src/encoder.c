@@ -11,6 +11,7 @@
 #include "checked.h"
 #include "nn_attend.h"
 #include "nn_kernels.h"
+#include "nn_math.h"
 #include "nn_ops.h"
 
 #define T5_DEFAULT_BUCKETS 32

@@ -10,6 +10,14 @@
 
 #include "posenc.h"
 
+/* Loops that stay loops: their speed comes from independent chains, not from
+ * vectorizing or unrolling (which only grows the wasm, shipped inline). */
+#if defined(__clang__)
+#define PLAIN_LOOP _Pragma("clang loop unroll(disable) vectorize(disable)")
+#else
+#define PLAIN_LOOP
+#endif
+
 float nn_row_max(const float *x, size_t n)
 {
     size_t n4 = n & ~(size_t)3, j;
@@ -27,6 +35,21 @@ float nn_row_max(const float *x, size_t n)
     return m;
 }
 
+/* x[j] = exp(x[j] - m), j < n4 (a multiple of 4), each lane's values added to
+ * lanes[0] (lanes 0, 1) and lanes[1] (lanes 2, 3) in double. Not inlined:
+ * the row and its tail share one copy of the exp. */
+__attribute__((noinline)) static void exp_sum(float *x, size_t n4, f32x4 m, f64x2 lanes[2])
+{
+    f64x2 s01 = lanes[0], s23 = lanes[1];
+    for (size_t j = 0; j < n4; j += 4) {
+        f32x4 e = nn_exp4(f32x4_sub(f32x4_load(x + j), m));
+        f32x4_store(x + j, e);
+        s01 = f64x2_add(s01, f64x2_from_f32x4_low(e));
+        s23 = f64x2_add(s23, f64x2_from_f32x4_high(e));
+    }
+    lanes[0] = s01, lanes[1] = s23;
+}
+
 void nn_softmax_row(float *x, size_t n)
 {
     nn_softmax_row_max(x, n, nn_row_max(x, n));
@@ -42,22 +65,17 @@ void nn_softmax_row_max(float *x, size_t n, float m)
     }
     /* exp(x - max) <= 1: the encoder article's exp(x) / sum exp(x) overflows to inf / inf */
     f32x4 mv = f32x4_splat(m);
-    f64x2 s01 = f64x2_splat(0.0), s23 = s01;
-    for (j = 0; j < n4; j += 4) {
-        f32x4 e = nn_exp4(f32x4_sub(f32x4_load(x + j), mv));
-        f32x4_store(x + j, e);
-        s01 = f64x2_add(s01, f64x2_from_f32x4_low(e));
-        s23 = f64x2_add(s23, f64x2_from_f32x4_high(e));
-    }
-    double sum = f64x2_sum(s01) + f64x2_sum(s23);
-    if (j < n) {
+    f64x2 lanes[2] = { f64x2_splat(0.0), f64x2_splat(0.0) };
+    exp_sum(x, n4, mv, lanes);
+    double sum = f64x2_sum(lanes[0]) + f64x2_sum(lanes[1]);
+    if (n4 < n) { /* the same code on a padded copy: exp(-inf) = 0 fills it */
         float tail[4] = { -INFINITY, -INFINITY, -INFINITY, -INFINITY };
-        for (size_t t = j; t < n; t++)
-            tail[t - j] = x[t];
-        f32x4_store(tail, nn_exp4(f32x4_sub(f32x4_load(tail), mv)));
-        for (size_t t = j; t < n; t++) {
-            x[t] = tail[t - j];
-            sum += x[t];
+        for (j = n4; j < n; j++)
+            tail[j - n4] = x[j];
+        exp_sum(tail, 4, mv, lanes);
+        for (j = n4; j < n; j++) {
+            x[j] = tail[j - n4];
+            sum += x[j];
         }
     }
     f64x2 inv = f64x2_splat(1.0 / sum); /* sum >= 1: the maximum contributes exp(0) */
@@ -104,41 +122,96 @@ static f32x4 gelu_tanh4(f32x4 x)
     return f32x4_div(num, d);
 }
 
-static f32x4 activate4(f32x4 x, int activation)
+/* One loop per activation over n4 floats (a multiple of 4); the tail runs the
+ * same loop on a padded copy. */
+__attribute__((noinline)) static void relu_run(float *x, size_t n4)
 {
-    switch (activation) {
-    case POSENC_ACTIVATION_GELU:
-        return gelu4(x);
-    case POSENC_ACTIVATION_GELU_TANH:
-        return gelu_tanh4(x);
-    default:
-        return relu4(x);
-    }
+    for (size_t j = 0; j < n4; j += 4)
+        f32x4_store(x + j, relu4(f32x4_load(x + j)));
+}
+
+__attribute__((noinline)) static void gelu_run(float *x, size_t n4)
+{
+    for (size_t j = 0; j < n4; j += 4)
+        f32x4_store(x + j, gelu4(f32x4_load(x + j)));
+}
+
+__attribute__((noinline)) static void gelu_tanh_run(float *x, size_t n4)
+{
+    for (size_t j = 0; j < n4; j += 4)
+        f32x4_store(x + j, gelu_tanh4(f32x4_load(x + j)));
 }
 
 void nn_activate(float *x, size_t n, int activation)
 {
-    size_t n4 = n & ~(size_t)3, j;
-    /* the switch outside the loop: one tight loop per activation */
-    switch (activation) {
-    case POSENC_ACTIVATION_GELU:
-        for (j = 0; j < n4; j += 4)
-            f32x4_store(x + j, gelu4(f32x4_load(x + j)));
-        break;
-    case POSENC_ACTIVATION_GELU_TANH:
-        for (j = 0; j < n4; j += 4)
-            f32x4_store(x + j, gelu_tanh4(f32x4_load(x + j)));
-        break;
-    default:
-        for (j = 0; j < n4; j += 4)
-            f32x4_store(x + j, relu4(f32x4_load(x + j)));
-    }
+    void (*run)(float *, size_t) = activation == POSENC_ACTIVATION_GELU        ? gelu_run
+                                   : activation == POSENC_ACTIVATION_GELU_TANH ? gelu_tanh_run
+                                                                               : relu_run;
+    size_t n4 = n & ~(size_t)3;
+    run(x, n4);
     if (n4 < n) {
         float tail[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
-        for (j = n4; j < n; j++)
+        for (size_t j = n4; j < n; j++)
             tail[j - n4] = x[j];
-        f32x4_store(tail, activate4(f32x4_load(tail), activation));
-        for (j = n4; j < n; j++)
+        run(tail, 4);
+        for (size_t j = n4; j < n; j++)
             x[j] = tail[j - n4];
+    }
+}
+
+/* One row's statistics: mean, then the biased variance, each summed in k order (torch's). */
+static void row_stats(const float *x, size_t d, double eps, double *mean, double *rstd)
+{
+    double m = 0.0, v = 0.0;
+    PLAIN_LOOP
+    for (size_t k = 0; k < d; k++)
+        m += x[k];
+    m /= (double)d;
+    PLAIN_LOOP
+    for (size_t k = 0; k < d; k++)
+        v += ((double)x[k] - m) * ((double)x[k] - m);
+    *mean = m;
+    *rstd = 1.0 / sqrt(v / (double)d + eps);
+}
+
+static void row_out(float *y, const float *x, size_t d, double mean, double rstd, const float *gamma,
+                    const float *beta)
+{
+    PLAIN_LOOP
+    for (size_t k = 0; k < d; k++) {
+        double t = ((double)x[k] - mean) * rstd;
+        y[k] = (float)(t * (gamma ? gamma[k] : 1.0) + (beta ? beta[k] : 0.0));
+    }
+}
+
+void nn_layer_norm(float *out, const float *x, size_t rows, size_t d, const float *gamma,
+                   const float *beta, double eps)
+{
+    size_t r = 0;
+    /* four rows at a time: four independent chains of double adds in flight
+       instead of one (each row's sums in k order, the same bits) */
+    for (; r + 4 <= rows; r += 4) {
+        const float *x0 = x + r * d, *x1 = x0 + d, *x2 = x1 + d, *x3 = x2 + d;
+        double m0 = 0.0, m1 = 0.0, m2 = 0.0, m3 = 0.0, v0 = 0.0, v1 = 0.0, v2 = 0.0, v3 = 0.0;
+        PLAIN_LOOP
+        for (size_t k = 0; k < d; k++)
+            m0 += x0[k], m1 += x1[k], m2 += x2[k], m3 += x3[k];
+        m0 /= (double)d, m1 /= (double)d, m2 /= (double)d, m3 /= (double)d;
+        PLAIN_LOOP
+        for (size_t k = 0; k < d; k++) {
+            double a = (double)x0[k] - m0, b = (double)x1[k] - m1, c = (double)x2[k] - m2, e = (double)x3[k] - m3;
+            v0 += a * a, v1 += b * b, v2 += c * c, v3 += e * e;
+        }
+        /* in place (out == x) is safe: all four rows are read before any is written */
+        const double mean[4] = { m0, m1, m2, m3 }, var[4] = { v0, v1, v2, v3 };
+        PLAIN_LOOP
+        for (size_t t = 0; t < 4; t++)
+            row_out(out + (r + t) * d, x + (r + t) * d, d, mean[t], 1.0 / sqrt(var[t] / (double)d + eps), gamma,
+                    beta);
+    }
+    for (; r < rows; r++) {
+        double mean, rstd;
+        row_stats(x + r * d, d, eps, &mean, &rstd);
+        row_out(out + r * d, x + r * d, d, mean, rstd, gamma, beta);
     }
 }

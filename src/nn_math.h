@@ -73,4 +73,10 @@ float nn_row_max(const float *x, size_t n);
  */
 void nn_activate(float *x, size_t n, int activation);
 
+/* out (== x allowed) = (x - mean) / sqrt(var + eps) * gamma + beta, per row
+ * (gamma, beta NULL: 1 and 0): the mean, then the biased variance, each summed
+ * in k order in double, then one rounding to float (posenc_layer_norm). */
+void nn_layer_norm(float *out, const float *x, size_t rows, size_t d, const float *gamma,
+                   const float *beta, double eps);
+
 #endif

@@ -32,26 +32,6 @@ int nn_valid_activation(int activation)
            activation == POSENC_ACTIVATION_GELU_TANH;
 }
 
-void nn_layer_norm(float *out, const float *x, size_t rows, size_t d, const float *gamma,
-                   const float *beta, double eps)
-{
-    for (size_t r = 0; r < rows; r++) {
-        const float *xr = x + r * d;
-        float *yr = out + r * d;
-        double mean = 0.0, var = 0.0;
-        for (size_t k = 0; k < d; k++)
-            mean += xr[k];
-        mean /= (double)d;
-        for (size_t k = 0; k < d; k++)
-            var += ((double)xr[k] - mean) * ((double)xr[k] - mean);
-        double rstd = 1.0 / sqrt(var / (double)d + eps); /* biased variance, as torch */
-        for (size_t k = 0; k < d; k++) {
-            double y = ((double)xr[k] - mean) * rstd;
-            yr[k] = (float)(y * (gamma ? gamma[k] : 1.0) + (beta ? beta[k] : 0.0));
-        }
-    }
-}
-
 void nn_attend(float *out, const float *q, const float *k, const float *v, size_t stride, size_t seq,
                size_t heads, size_t head_dim, nn_bias bias, const int32_t *key_mask, int causal,
                float *probs, float *scratch)

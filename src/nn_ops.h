@@ -18,9 +18,6 @@ size_t nn_feed_forward_len(size_t d_model, size_t d_ff);
 
 int nn_valid_activation(int activation);
 
-/* out (== x allowed) = (x - mean) / sqrt(var + eps) * gamma + beta, per row. */
-void nn_layer_norm(float *out, const float *x, size_t rows, size_t d, const float *gamma,
-                   const float *beta, double eps);
 
 /* An additive score bias: query i's row of head h at
  * base + h * head_stride + i * row_step (nn_attend_head's bias and bias_step). */

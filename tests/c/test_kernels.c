@@ -157,6 +157,38 @@ static void test_activations(void)
     CHECK(special_t[0] == INFINITY && isnan(special_t[1]) && special_t[2] == 1e30f && special_t[3] == 0.0f);
 }
 
+/* Layer norm, one row at a time in the documented order: the rows nn_layer_norm interleaves give the same bits. */
+static void test_layer_norm(void)
+{
+    enum { R = 9, D = 37 };
+    static float x[R * D], y[R * D], z[R * D], g[D], b[D];
+    for (size_t i = 0; i < R * D; i++)
+        x[i] = uniform(3.0f) + (float)(i / D);
+    for (size_t k = 0; k < D; k++)
+        g[k] = 1.0f + uniform(0.5f), b[k] = uniform(0.5f);
+    for (int affine = 0; affine <= 1; affine++) {
+        nn_layer_norm(y, x, R, D, affine ? g : NULL, affine ? b : NULL, 1e-5);
+        for (size_t r = 0; r < R; r++) {
+            const float *xr = x + r * D;
+            double mean = 0.0, var = 0.0;
+            for (size_t k = 0; k < D; k++)
+                mean += xr[k];
+            mean /= D;
+            for (size_t k = 0; k < D; k++)
+                var += ((double)xr[k] - mean) * ((double)xr[k] - mean);
+            double rstd = 1.0 / sqrt(var / D + 1e-5);
+            for (size_t k = 0; k < D; k++) {
+                double t = ((double)xr[k] - mean) * rstd;
+                z[r * D + k] = (float)(t * (affine ? g[k] : 1.0) + (affine ? b[k] : 0.0));
+            }
+        }
+        CHECK(memcmp(y, z, sizeof y) == 0);
+        memcpy(y, x, sizeof x);
+        nn_layer_norm(y, y, R, D, affine ? g : NULL, affine ? b : NULL, 1e-5); /* in place */
+        CHECK(memcmp(y, z, sizeof y) == 0);
+    }
+}
+
 /* ------------------------------------------------------------ products */
 
 /* nn_linear's documented order for one output: lanes over i = 4c + l, (l0 + l1) + (l2 + l3), the tail, the bias */
@@ -309,5 +341,6 @@ void test_kernels(void)
     test_softmax();
     test_activations();
     test_products();
+    test_layer_norm();
     test_attend_head();
 }
