@@ -8,21 +8,24 @@
 // - posenc: createEncoder({ weights: file bytes }).logits(tokens, { causal: true }),
 //   with the file's options (keepAttention: true, the default, keeps the
 //   attention probabilities) and with keepAttention: false (ORT keeps none).
-// Per model and length n, the contenders run interleaved, BENCH_ENCODER_ROUNDS
-// rounds (default 31) after 3 warm-up rounds; the table gives medians, posenc's
-// speed as a multiple of ORT's (ORT ms / posenc ms: above 1, posenc is faster),
-// and the largest |posenc - ORT| logit relative to the largest |logit|, from
-// the same run. Where torch, the exported files or ORT are missing, a row says
-// so and nothing is timed.
+// Per model and length n, the contenders run interleaved: BENCH_ENCODER_ROUNDS
+// rounds (default 31; more, up to 10x, until the row has run 1.5 s), after 3
+// warm-up rounds and at least 300 ms (3 s before the first row). The table
+// gives medians, posenc's speed as a multiple of ORT's (ORT ms / posenc ms:
+// above 1, posenc is faster), and the largest |posenc - ORT| logit relative
+// to the largest |logit|, from the same run. Where torch, the exported files
+// or ORT are missing, a row says so and nothing is timed.
 //
 // GFLOP/s count the products a causal pass needs, the same count for both:
 // per layer 2n(4d^2 + 2 d dFF) for the projections and the feed-forward block
 // plus 2 d n(n+1) for q k^T and p v over the keys j <= i, and 2 n d vocab for
 // the LM head. The peak beside them is probe_f32x4_madd (bench/probes.c): 12
 // independent f32x4 multiply-add chains, compiled as the SIMD build compiles
-// the kernels.
+// the kernels, timed right after each row (the machine is shared: its speed
+// moves, and the peak with it).
 //
-// Filters: BENCH_MODELS=rope,t5 BENCH_LENGTHS=258 (default: every model, n = 66, 258, 514).
+// Filters: BENCH_MODELS=rope,t5 BENCH_LENGTHS=258 (default: every model, n = 66, 258, 514);
+// BENCH_TRACE=1 prints every time of every row.
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import * as posenc from '../dist/posenc.mjs';
@@ -67,24 +70,17 @@ async function loadOrt() {
   return { ort };
 }
 
-/** GFLOP/s of the probe: 96 flops an iteration; median of 9 after a warm-up. */
-async function simdPeak() {
+/** The probe's module (bench/probes.c), or null when it is not built. */
+async function loadProbes() {
   if (!existsSync(PROBES)) return null;
   const { instance } = await WebAssembly.instantiate(readFileSync(PROBES), { env: { emscripten_notify_memory_growth() {} } });
-  const p = instance.exports;
-  p._initialize();
-  const iters = 2_000_000;
-  p.probe_f32x4_madd(0.5, 1, iters);
-  const t = [];
-  for (let r = 0; r < 9; r++) {
-    const t0 = performance.now();
-    p.probe_f32x4_madd(0.5, 1, iters);
-    t.push(performance.now() - t0);
-  }
-  return (96 * iters) / median(t) / 1e6;
+  instance.exports._initialize();
+  return instance.exports;
 }
 
-async function row(ort, entry) {
+const PEAK_ITERS = 300_000; // 96 flops each: ~1 ms at 30 GFLOP/s
+
+async function row(ort, probes, entry, warmupMs = 300) {
   const file = new URL(`web/models/${entry.model}`, root);
   const enc = posenc.createEncoder({ weights: readFileSync(file) });
   const lean = posenc.createEncoder({ weights: readFileSync(file), keepAttention: false });
@@ -101,31 +97,51 @@ async function row(ort, entry) {
     posenc: () => (out.posenc = enc.logits(tokens, { causal: true })),
     lean: () => (out.lean = lean.logits(tokens, { causal: true })),
   };
-  const times = { ort: [], posenc: [], lean: [] };
-  for (let r = 0; r < WARMUP + ROUNDS; r++) {
+  const times = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]));
+  // warm-up: at least WARMUP rounds and warmupMs, so both engines' code is optimized (V8 tiers wasm up while it runs)
+  const start = performance.now();
+  for (let r = 0; r < WARMUP || performance.now() - start < warmupMs; r++) for (const run of Object.values(contenders)) await run();
+  // at least ROUNDS rounds, and at least ~1.5 s of them: short rows get more samples, so that the
+  // preemptions of a shared machine (a few ms each) stay a minority that the median ignores
+  const timed = performance.now();
+  for (let r = 0; r < ROUNDS || (r < 10 * ROUNDS && performance.now() - timed < 1500); r++) {
     for (const [name, run] of Object.entries(contenders)) {
       const t0 = performance.now();
       await run();
-      if (r >= WARMUP) times[name].push(performance.now() - t0);
+      times[name].push(performance.now() - t0);
     }
   }
+  if (process.env.BENCH_TRACE) console.log(JSON.stringify(Object.fromEntries(Object.entries(times).map(([k, t]) => [k, t.map((x) => +x.toFixed(2))]))));
   await session.release();
   enc.dispose();
   lean.dispose();
   const ms = Object.fromEntries(Object.entries(times).map(([k, t]) => [k, median(t)]));
-  return { ms, diff: Math.max(relDiff(out.posenc, out.ort), relDiff(out.lean, out.ort)), same: relDiff(out.lean, out.posenc), gflop: flops(c, entry.n) / 1e9 };
+  // the peak right after the row's rounds: the machine is shared and its speed moves, so each row
+  // gets its own (timed inside the rounds, the probe slowed ORT's next run several-fold)
+  let peak = null;
+  if (probes) {
+    const t = [];
+    for (let r = 0; r < 9; r++) {
+      const t0 = performance.now();
+      probes.probe_f32x4_madd(0.5, 1, PEAK_ITERS);
+      t.push(performance.now() - t0);
+    }
+    peak = (96 * PEAK_ITERS) / (median(t) / 1e3) / 1e9;
+  }
+  return { ms, peak, diff: Math.max(relDiff(out.posenc, out.ort), relDiff(out.lean, out.ort)), same: relDiff(out.lean, out.posenc), gflop: flops(c, entry.n) / 1e9 };
 }
 
 export async function encoderOrtTasks() {
   console.log(`\nposenc against ONNX Runtime Web (wasm SIMD, 1 thread) on the copy-task models: ${os.cpus()[0].model}, Node ${process.version}, ${ROUNDS} rounds interleaved, medians`);
-  const peak = await simdPeak();
-  console.log(peak ? `wasm SIMD peak (probe_f32x4_madd, 12 chains of f32x4 mul + add): ${peak.toFixed(1)} GFLOP/s` : 'wasm SIMD peak: build/bench/probes.wasm is missing (make build/bench/probes.wasm); no peak');
+  const probes = await loadProbes();
+  if (!probes) console.log('wasm SIMD peak: build/bench/probes.wasm is missing (make build/bench/probes.wasm): no peak column');
   const index = existsSync(new URL('index.json', ONNX_DIR)) ? JSON.parse(readFileSync(new URL('index.json', ONNX_DIR))) : null;
   const { ort, missing } = await loadOrt();
-  if (ort) console.log(`onnxruntime-web ${ort.env.versions?.web ?? '?'}`);
-  console.log('| model | layers | n | ORT ms | posenc ms | x ORT | posenc keepAttention ms | x ORT | max diff (rel) | ORT GFLOP/s | posenc GFLOP/s | % of peak |');
-  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  if (ort) console.log(`onnxruntime-web ${ort.env.versions?.web ?? '?'}; peak: probe_f32x4_madd (12 chains of f32x4 mul + add), timed after each row`);
+  console.log('| model | layers | n | ORT ms | posenc ms | x ORT | posenc keepAttention ms | x ORT | max diff (rel) | ORT GFLOP/s | posenc GFLOP/s | peak GFLOP/s | posenc % of peak |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   const manifest = JSON.parse(readFileSync(new URL('web/models/manifest.json', root)));
+  let warmed = false;
   for (const m of manifest.models) {
     if (ONLY && !ONLY.includes(m.scheme)) continue;
     const limit = m.config.positional.type === 'learned' ? m.config.positional.maxLength : Infinity;
@@ -136,13 +152,16 @@ export async function encoderOrtTasks() {
         : !entry || !existsSync(new URL(entry.file, ONNX_DIR)) ? `no exported file for n = ${n} in build/onnx/`
           : missing;
       if (skip) {
-        console.log(`${head} skipped: ${skip} |||||||||`);
+        console.log(`${head} skipped: ${skip} ||||||||||`);
         continue;
       }
-      const { ms, diff, same, gflop } = await row(ort, { ...entry, model: m.file });
+      // the first row warms up for 3 s: V8 compiles ORT's large module's hot code in the background meanwhile
+      const { ms, peak, diff, same, gflop } = await row(ort, probes, { ...entry, model: m.file }, warmed ? 300 : 3000);
+      warmed = true;
       if (same !== 0) console.log(`warning: keepAttention false and true differ by ${same} (relative)`);
       const rate = gflop / (ms.lean / 1e3);
-      console.log(`${head} ${ms.ort.toFixed(2)} | ${ms.lean.toFixed(2)} | ${(ms.ort / ms.lean).toFixed(2)}x | ${ms.posenc.toFixed(2)} | ${(ms.ort / ms.posenc).toFixed(2)}x | ${diff.toExponential(1)} | ${(gflop / (ms.ort / 1e3)).toFixed(1)} | ${rate.toFixed(1)} | ${peak ? ((100 * rate) / peak).toFixed(0) : '-'} |`);
+      const peakCells = peak ? `${peak.toFixed(1)} | ${((100 * rate) / peak).toFixed(0)}` : '- | -';
+      console.log(`${head} ${ms.ort.toFixed(2)} | ${ms.lean.toFixed(2)} | ${(ms.ort / ms.lean).toFixed(2)}x | ${ms.posenc.toFixed(2)} | ${(ms.ort / ms.posenc).toFixed(2)}x | ${diff.toExponential(1)} | ${(gflop / (ms.ort / 1e3)).toFixed(1)} | ${rate.toFixed(1)} | ${peakCells} |`);
     }
   }
 }
