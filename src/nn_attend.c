@@ -48,8 +48,10 @@ static float score_row(float *row, size_t n, float scale, const float *b, const 
 
 void nn_attend_head(const nn_head *a)
 {
-    for (size_t r0 = 0; r0 < a->rows; r0 += NN_ATTEND_ROWS) {
-        size_t nr = a->rows - r0 < NN_ATTEND_ROWS ? a->rows - r0 : NN_ATTEND_ROWS;
+    for (size_t r0 = 0, nr; r0 < a->rows; r0 += nr) {
+        nr = a->rows - r0;
+        if (nr > NN_ATTEND_ROWS)
+            nr = NN_ATTEND_ROWS;
         size_t last = a->first + r0 + nr - 1; /* the block's last query position */
         size_t span = a->causal && last + 1 < a->keys ? last + 1 : a->keys; /* the keys the block reads */
         float *p = a->probs ? a->probs + r0 * a->probs_stride : a->scratch;

@@ -299,7 +299,9 @@ static void test_attend_head(void)
     for (int causal = 0; causal <= 1; causal++)
         for (int masked = 0; masked <= 1; masked++)
             for (int biased = 0; biased <= 1; biased++) {
-                float out[AN], out_rel[AN], out_probs[AN], probs[AS * AS], scratch[NN_ATTEND_ROWS * AS];
+                /* zeroed: cppcheck cannot see nn_attend_head write them through the struct */
+                float out[AN] = { 0 }, out_rel[AN] = { 0 }, out_probs[AN] = { 0 }, probs[AS * AS] = { 0 },
+                      scratch[NN_ATTEND_ROWS * AS];
                 double want[AN], want_p[AS * AS];
                 nn_head a = { .out = out, .out_stride = AD, .q = q, .k = k, .v = v, .q_stride = AD,
                               .kv_stride = AD, .head_dim = AD, .first = 0, .rows = AS, .keys = AS,
@@ -328,7 +330,7 @@ static void test_attend_head(void)
                 CHECK(zeros);
                 /* queries at positions 5 .. 10 alone against every key (the
                    form a key-value cache calls): the full pass's rows, bit for bit */
-                float tail[6 * AD];
+                float tail[6 * AD] = { 0 };
                 a.out = tail, a.q = q + 5 * AD, a.first = 5, a.rows = 6, a.probs = NULL;
                 nn_attend_head(&a);
                 CHECK(memcmp(tail, out + 5 * AD, sizeof tail) == 0);
