@@ -162,7 +162,8 @@ static int make_plan(plan *p, const posenc_encoder_config *config, size_t seq)
     int biased = c->positional == POSENC_POSITIONAL_ALIBI || c->positional == POSENC_POSITIONAL_T5;
     p->bias_row = biased && seq ? 2 * seq - 1 : 0; /* seq <= BIAS_SEQ_MAX: no overflow */
     if (checked_mul(seq, d, &p->act) || add_mul(&qkv, 3, p->act) || add_mul(&hidden, seq, c->d_ff) ||
-        checked_mul(seq, seq, &p->plane) || checked_mul(seq < NN_ATTEND_ROWS ? seq : NN_ATTEND_ROWS, seq, &p->scores) ||
+        checked_mul(seq, seq, &p->plane) ||
+        checked_mul(seq < NN_ATTEND_ROWS ? seq : NN_ATTEND_ROWS, seq, &p->scores) ||
         checked_mul(p->bias_row, c->heads, &p->bias_len) ||
         add_mul(&p->work_len, 2, p->act) || add_mul(&p->work_len, 1, qkv > hidden ? qkv : hidden) ||
         add_mul(&p->work_len, 1, p->scores) || add_mul(&p->work_len, 1, p->bias_len) ||

@@ -16,10 +16,11 @@
  * 0.98 ulp at most over every float of [-87.33, 0] (measured against
  * double exp; tests/c/test_kernels.c checks a sample of [-87.33, 88]).
  * Cody & Waite's reduction: x = k ln2 + r, k = round(x / ln2) (the
- * 1.5 * 2^23 rounding trick, ties to even), |r| <= ln2 / 2 + 2^-9,
- * r = (x - k ln2_hi) - k ln2_lo with ln2_hi 12 significant bits (k ln2_hi
- * exact for |k| < 2^12); then exp(r) = 1 + (r + r^2 q(r)), q a degree-4
- * least-squares fit (relative error 4e-9 before rounding); times 2^k, a
+ * 1.5 * 2^23 rounding trick, ties to even), |r| <= 1.01 ln2 / 2,
+ * r = (x - k ln2_hi) - k ln2_lo with ln2_hi 13 significant bits (k ln2_hi
+ * exact for |k| < 2^11); then exp(r) = 1 + (r + r^2 q(r)), q a degree-4
+ * least-squares fit on [-1.01 ln2 / 2, 1.01 ln2 / 2] (relative error 4e-9
+ * before rounding); times 2^k, a
  * float built from k's bits (exact: one rounding-free multiply). x < -87.33
  * (where exp(x) < FLT_MIN) gives +0, so -INFINITY gives 0; NaN gives NaN.
  */
@@ -28,7 +29,8 @@ static inline f32x4 nn_exp4(f32x4 x)
     const f32x4 round = f32x4_splat(0x1.8p23f);
     f32x4 t = f32x4_add(f32x4_mul(x, f32x4_splat(0x1.715476p0f)), round); /* x / ln2 + 1.5 * 2^23 */
     f32x4 k = f32x4_sub(t, round);
-    f32x4 r = f32x4_sub(f32x4_sub(x, f32x4_mul(k, f32x4_splat(0x1.62ep-1f))), f32x4_mul(k, f32x4_splat(0x1.0bfbe8p-15f)));
+    f32x4 r = f32x4_sub(x, f32x4_mul(k, f32x4_splat(0x1.62ep-1f))); /* exact (Sterbenz) */
+    r = f32x4_sub(r, f32x4_mul(k, f32x4_splat(0x1.0bfbe8p-15f)));
     f32x4 q = f32x4_add(f32x4_mul(f32x4_splat(0x1.686aa8p-10f), r), f32x4_splat(0x1.124194p-7f));
     q = f32x4_add(f32x4_mul(q, r), f32x4_splat(0x1.555b96p-5f));
     q = f32x4_add(f32x4_mul(q, r), f32x4_splat(0x1.555486p-3f));

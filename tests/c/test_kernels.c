@@ -208,7 +208,8 @@ static void test_products(void)
 {
     enum { MAXR = 7, MAXO = 13, MAXN = 70 };
     static float x[MAXR * MAXN], w[MAXO * MAXN], b[MAXO], y[MAXR * MAXO], a[MAXR * MAXN], m[MAXR * MAXO];
-    static const size_t shapes[][3] = { { 1, 1, 1 }, { 2, 4, 16 }, { 3, 9, 7 }, { 4, 8, 64 }, { 5, 13, 70 }, { 7, 5, 33 } };
+    static const size_t shapes[][3] = { { 1, 1, 1 },   { 2, 4, 16 },  { 3, 9, 7 },
+                                        { 4, 8, 64 },  { 5, 13, 70 }, { 7, 5, 33 } };
     for (size_t i = 0; i < COUNT(x); i++)
         x[i] = uniform(2.0f), a[i] = uniform(1.0f);
     for (size_t i = 0; i < COUNT(w); i++)
