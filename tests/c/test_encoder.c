@@ -419,6 +419,15 @@ static void test_encoder_errors(void)
     CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_ERR_SIZE_OVERFLOW);
     CHECK(posenc_encoder_sizes(&ok, (size_t)1 << 40, &pl, &wl) != POSENC_OK);
     CHECK(posenc_encoder_sizes(&ok, S, NULL, &wl) == POSENC_ERR_NULL_POINTER);
+    /* ALiBi and T5: one bias row over j - i, whose last key 2 seq - 2 must be an int32 position */
+    for (int positional = POSENC_POSITIONAL_ALIBI; positional <= POSENC_POSITIONAL_T5; positional++) {
+        c = ok;
+        c.positional = positional;
+        size_t limit = (size_t)1 << 30;
+        int at_limit = posenc_encoder_sizes(&c, limit, &pl, &wl);
+        CHECK(at_limit == (SIZE_MAX > 0xffffffffu ? POSENC_OK : POSENC_ERR_SIZE_OVERFLOW));
+        CHECK(posenc_encoder_sizes(&c, limit + 1, &pl, &wl) == POSENC_ERR_INVALID_ARGUMENT);
+    }
 #undef FORWARD
 }
 
