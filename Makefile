@@ -92,11 +92,11 @@ $(ABI) &: include/posenc.h tools/abi.mjs | build
 # src/fmath.c counts as one: at -Oz its double-double helpers stay calls that
 # return through memory, and the float32 RoPE recipe (a sincos per value) runs
 # about 4x slower, to save 150 gzipped bytes.
-KERNELS   := src/trig.c src/rope_rotate.c src/rope_apply.c src/rope_axes.c src/sinusoidal.c src/nn_kernels.c src/fmath.c
+KERNELS   := src/trig.c src/rope_rotate.c src/rope_apply.c src/rope_axes.c src/sinusoidal.c src/nn_kernels.c src/nn_attend.c src/nn_math.c src/fmath.c
 EMLINK    := -Oz --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH -sMAXIMUM_MEMORY=4GB \
              -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB -sERROR_ON_UNDEFINED_SYMBOLS=1 -sMALLOC=none
 # The encoder's sources; the default entry's wasm is everything else.
-ENCODER_SRCS := src/encoder.c src/nn_ops.c src/nn_kernels.c
+ENCODER_SRCS := src/encoder.c src/nn_ops.c src/nn_kernels.c src/nn_attend.c src/nn_math.c
 WASM_SRCS := $(SRCS) src/wasm/malloc.c src/wasm/abi_check.c
 POS_SRCS  := $(filter-out $(ENCODER_SRCS),$(WASM_SRCS))
 simd_objs  = $(1:src/%.c=build/wasm-simd/%.o)
@@ -150,13 +150,14 @@ build/native/%.o: src/%.c $(HDRS) | build
 build/native/libposenc.a: $(NATIVE_OBJS)
 	$(AR) rcs $@ $^
 
-build/native/test_posenc: $(TESTS_C) build/native/libposenc.a tests/c/check.h
-	$(CC) $(CSTD) $(CFLAGS) -Itests/c $(TESTS_C) build/native/libposenc.a -lm -o $@
+# -Isrc: tests/c/test_kernels.c checks the internal kernels (src/nn_*.h) directly.
+build/native/test_posenc: $(TESTS_C) build/native/libposenc.a tests/c/check.h $(HDRS)
+	$(CC) $(CSTD) $(CFLAGS) -Isrc -Itests/c $(TESTS_C) build/native/libposenc.a -lm -o $@
 
 # Sanitized: the library and the tests rebuilt together with ASan + UBSan.
 build/asan/test_posenc: $(TESTS_C) $(SRCS) $(HDRS) tests/c/check.h
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) -O1 -g $(SAN) -Itests/c $(TESTS_C) $(SRCS) -lm -o $@
+	$(CC) $(CSTD) -O1 -g $(SAN) -Isrc -Itests/c $(TESTS_C) $(SRCS) -lm -o $@
 
 # The accuracy of src/fmath.c in ulps against long double libm (its own binary:
 # valgrind, which runs test_posenc, evaluates long double in double precision).
@@ -250,18 +251,39 @@ fuzz: fuzz-build
 # and the parts of the kernels (bench/breakdown.mjs), linked with the kernels'
 # own sources, compiled as the SIMD build compiles them (-O3 -msimd128).
 PROBE_SRCS    := src/trig.c src/fmath.c src/rope_rotate.c src/rope_apply.c src/sinusoidal.c
-PROBE_EXPORTS := _probe_store,_probe_store_tiles,_probe_read_write,_probe_clock,_probe_clock_f64,_probe_recurrence,_probe_table_l1,_probe_rope_memory,_probe_rope_rotate,_probe_rope_rotate_kouter,_probe_rope_trig,_posenc_sinusoidal,_posenc_rope_apply_ordered,_malloc,_free
+PROBE_EXPORTS := _probe_store,_probe_store_tiles,_probe_read_write,_probe_clock,_probe_clock_f64,_probe_recurrence,_probe_table_l1,_probe_rope_memory,_probe_rope_rotate,_probe_rope_rotate_kouter,_probe_rope_trig,_probe_f32x4_madd,_posenc_sinusoidal,_posenc_rope_apply_ordered,_malloc,_free
 build/bench/probes.wasm: bench/probes.c $(PROBE_SRCS) $(HDRS) Makefile
 	@mkdir -p $(@D)
 	$(EMCC) $(CSTD) -Isrc -O3 -msimd128 --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH \
 	  -sMAXIMUM_MEMORY=4GB -sMALLOC=emmalloc \
 	  -sEXPORTED_FUNCTIONS=$(PROBE_EXPORTS) $< $(PROBE_SRCS) -o $@
 
+# The peer of the encoder (bench/encoder-ort.mjs): ONNX Runtime Web, pinned in
+# bench/ort/ and installed there by the bench alone (139 MB: never by make test),
+# on the copy-task models exported from torch (tools/train/export_onnx.py, no
+# onnx package needed). Without torch the export is skipped and the bench's
+# rows say so.
+ORT_STAMP  := bench/ort/node_modules/.package-lock.json
+ONNX_INDEX := build/onnx/index.json
+
+$(ORT_STAMP): bench/ort/package.json bench/ort/package-lock.json
+	npm ci --prefix bench/ort --no-audit --no-fund
+	@touch $@
+
+$(ONNX_INDEX): tools/train/export_onnx.py tools/train/model.py tools/train/safetensors_io.py $(wildcard web/models/*.safetensors)
+	@if $(TORCH_PYTHON) -c 'import torch' 2>/dev/null; then \
+	  $(TORCH_PYTHON) tools/train/export_onnx.py --out $(@D); \
+	else echo "posenc: $(TORCH_PYTHON) has no torch (apt-get install python3-torch): the ONNX Runtime rows of make bench are skipped"; fi
+
+.PHONY: bench-ort
+bench-ort: $(ORT_STAMP) $(ONNX_INDEX)
+
 # budgets.mjs and page-timings.mjs: the time budgets the tests do not assert (no
 # clock in a test), each against a floor measured in the same run.
-bench: deps wasm js build/bench/probes.wasm
+bench: deps wasm js build/bench/probes.wasm bench-ort
 	$(NODE) bench/run.mjs
 	$(NODE) bench/breakdown.mjs
+	$(NODE) bench/encoder-ort.mjs
 	$(NODE) bench/size.mjs
 	$(NODE) bench/budgets.mjs
 	$(NODE) bench/page-timings.mjs

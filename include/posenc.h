@@ -898,9 +898,12 @@ POSENC_API int posenc_transformer_xl_embedding(float *out, size_t out_len, size_
  * y = x W^T + b. Products are float32: each dot product sums in a fixed order
  * (four lanes, then (l0 + l1) + (l2 + l3), then the tail), the same in the
  * SIMD and scalar builds, so native and wasm results are bit-identical.
- * Statistics (layer norm, softmax sums, pooling) are taken in double. Against
- * the same maths in double, a forward pass agrees to ~1e-6 relative (tested
- * to 1e-5). Non-finite weights propagate; they are not checked.
+ * Statistics (layer norm, softmax sums, pooling) are taken in double. The
+ * elementwise functions are posenc's own, in float, four lanes at a time (no
+ * libm call, so again the same bits everywhere): softmax's exp within 1 ulp,
+ * GELU within 1.5e-7 max(|x|, 1) (src/nn_math.h). Against the same maths in
+ * double, a forward pass agrees to ~1e-6 relative (tested to 1e-5).
+ * Non-finite weights propagate; they are not checked.
  */
 
 /* Activations of the feed-forward block (Hendrycks & Gimpel 2016, GELU). */
@@ -955,6 +958,10 @@ POSENC_API int posenc_linear(float *out, size_t out_len, const float *x, size_t 
  *   x[r][j] = exp(x[r][j] - m_r) / sum_j' exp(x[r][j'] - m_r),  m_r = max_j x[r][j]
  * Subtracting the maximum keeps every exp in (0, 1]: the encoder article's
  * exp(x) / sum exp(x) overflows to inf / inf = NaN once a score passes ~88.7.
+ * exp(x - m_r) is posenc's float exp (within 1 ulp; below FLT_MIN it gives 0),
+ * the sum is taken in double in a fixed order (four lane sums, then
+ * (l0 + l1) + (l2 + l3), then the tail), and each entry is rounded once from
+ * exp * (1 / sum) in double.
  * -INFINITY entries (masked scores) get probability 0; a row of only
  * -INFINITY becomes zeros (nothing to attend to), never NaN.
  *
@@ -973,6 +980,10 @@ POSENC_API int posenc_softmax(float *x, size_t x_len, size_t rows, size_t cols);
  *
  * The bias is any additive position bias [heads][seq][seq]: posenc_alibi_bias,
  * posenc_t5_bias. RoPE is applied to q and k beforehand (posenc_rope_apply).
+ * The score is the dot product (posenc_linear's order) times the scale in
+ * float, plus the bias in float. Causal: the scores j > i are never
+ * computed (their probability is 0, exactly as if they were -INFINITY), so a
+ * causal pass does about half the work.
  *
  *   q, k, v    qkv_len >= seq * heads * head_dim floats each
  *   bias       NULL (bias_len 0) or bias_len >= heads * seq * seq
@@ -1125,9 +1136,12 @@ typedef struct posenc_encoder_config {
  *   norm.weight [d], norm.bias [d]                             (final_norm)
  *   lm_head.weight                       [vocab_size][d]       (POSENC_LM_HEAD_OWN)
  *
- * Workspace: 2 seq d + max(3 seq d, seq d_ff) + seq^2 floats, plus
- * heads seq^2 for ALIBI and T5 (their bias, computed once per pass), plus
- * seq d with an LM head (the hidden states posenc_encoder_logits keeps).
+ * Workspace: 2 seq d + max(3 seq d, seq d_ff) + min(4, seq) seq floats (the
+ * scores of a block of 4 queries), plus heads (2 seq - 1) for ALIBI and T5
+ * (their bias depends on j - i alone: one row per head, computed once per
+ * pass), plus seq d with an LM head (the hidden states posenc_encoder_logits
+ * keeps). ALIBI and T5 take seq <= 2^30 (the row's last key position,
+ * 2 seq - 2, is an int32 position).
  */
 POSENC_API int posenc_encoder_sizes(const posenc_encoder_config *config, size_t seq,
                                     size_t *params_len, size_t *work_len);

@@ -9,16 +9,22 @@
 #include <math.h>
 
 #include "checked.h"
+#include "nn_attend.h"
 #include "nn_kernels.h"
+#include "nn_math.h"
 #include "nn_ops.h"
 
 #define T5_DEFAULT_BUCKETS 32
+/* ALiBi and T5 biases depend on j - i alone: one row per head over
+ * j - i = -(seq - 1) .. seq - 1, whose last key position 2 seq - 2 must be
+ * an int32 position */
+#define BIAS_SEQ_MAX (((size_t)POSENC_POSITION_MAX + 2) / 2)
 
 /* A validated config with defaults resolved and every size worked out. */
 typedef struct plan {
     posenc_encoder_config c;
     size_t head_dim, ff_len, layer_len, t5_len, pos_len, head_len;
-    size_t params_len, work_len, act, plane, bias_len;
+    size_t params_len, work_len, act, plane, scores, bias_row, bias_len;
 } plan;
 
 /* *acc += a * b; 1 on overflow */
@@ -75,6 +81,8 @@ static int make_plan(plan *p, const posenc_encoder_config *config, size_t seq)
         (c->lm_head != POSENC_LM_HEAD_NONE && c->lm_head != POSENC_LM_HEAD_OWN &&
          c->lm_head != POSENC_LM_HEAD_TIED) ||
         (uint64_t)seq > (uint64_t)POSENC_POSITION_MAX + 1 ||
+        ((c->positional == POSENC_POSITIONAL_ALIBI || c->positional == POSENC_POSITIONAL_T5) &&
+         seq > BIAS_SEQ_MAX) ||
         (c->positional == POSENC_POSITIONAL_LEARNED && seq > c->max_length))
         return POSENC_ERR_INVALID_ARGUMENT;
     if (c->embed_scale == 0.0)
@@ -97,6 +105,7 @@ static int make_plan(plan *p, const posenc_encoder_config *config, size_t seq)
     p->params_len = 0;
     p->act = 0;
     p->plane = 0;
+    p->scores = 0;
     p->bias_len = 0;
     p->work_len = 0;
     if (p->ff_len == 0 || add_mul(&proj, d, d) || add_mul(&proj, 1, d) || add_mul(&p->layer_len, 4, proj) ||
@@ -110,14 +119,18 @@ static int make_plan(plan *p, const posenc_encoder_config *config, size_t seq)
         (c->lm_head == POSENC_LM_HEAD_OWN && checked_mul(c->vocab_size, d, &p->head_len)) ||
         add_mul(&p->params_len, 1, p->head_len))
         return POSENC_ERR_SIZE_OVERFLOW;
-    /* workspace: h, ctx [seq][d]; q, k, v or the hidden layer; scores; the
-       bias; with an LM head, the hidden states [seq][d] the logits read */
+    /* workspace: h, ctx [seq][d]; q, k, v or the hidden layer; the scores of
+       a block of queries; the relative bias rows; with an LM head, the hidden
+       states [seq][d] the logits read */
     size_t qkv = 0, hidden = 0;
     int biased = c->positional == POSENC_POSITIONAL_ALIBI || c->positional == POSENC_POSITIONAL_T5;
+    p->bias_row = biased && seq ? 2 * seq - 1 : 0; /* seq <= BIAS_SEQ_MAX: no overflow */
     if (checked_mul(seq, d, &p->act) || add_mul(&qkv, 3, p->act) || add_mul(&hidden, seq, c->d_ff) ||
-        checked_mul(seq, seq, &p->plane) || (biased && checked_mul(p->plane, c->heads, &p->bias_len)) ||
+        checked_mul(seq, seq, &p->plane) ||
+        checked_mul(seq < NN_ATTEND_ROWS ? seq : NN_ATTEND_ROWS, seq, &p->scores) ||
+        checked_mul(p->bias_row, c->heads, &p->bias_len) ||
         add_mul(&p->work_len, 2, p->act) || add_mul(&p->work_len, 1, qkv > hidden ? qkv : hidden) ||
-        add_mul(&p->work_len, 1, p->plane) || add_mul(&p->work_len, 1, p->bias_len) ||
+        add_mul(&p->work_len, 1, p->scores) || add_mul(&p->work_len, 1, p->bias_len) ||
         add_mul(&p->work_len, c->lm_head != POSENC_LM_HEAD_NONE, p->act))
         return POSENC_ERR_SIZE_OVERFLOW;
     return POSENC_OK;
@@ -165,7 +178,9 @@ static void self_attention(const run *r, const float *in, float *dst, const floa
             posenc_rope_apply(t, n, 1, seq, c->heads, r->p->head_dim, c->rotary_dim, c->rope_layout,
                               c->rope_inv_freq, c->rope_attention_factor, 0, NULL, 0, c->rope_precision);
     float *probs = r->probs ? r->probs + layer * c->heads * r->p->plane : NULL;
-    nn_attend(r->ctx, q, k, v, d, seq, c->heads, r->p->head_dim, r->bias, r->key_mask, r->causal, probs,
+    /* the bias rows hold j - i = -(seq - 1) .. seq - 1: query i's row starts seq - 1 - i in */
+    nn_bias bias = { r->bias ? r->bias + (seq - 1) : NULL, r->p->bias_row, -1 };
+    nn_attend(r->ctx, q, k, v, d, seq, c->heads, r->p->head_dim, bias, r->key_mask, r->causal, probs,
               r->scores);
     nn_linear(dst, d, r->ctx, d, seq, w + 3 * proj, d, d, d, w + 3 * proj + d * d);
 }
@@ -257,7 +272,7 @@ static void encode(const plan *p, const pass *a, float *x)
     run r = { p, x, work, work + p->act, work + 2 * p->act, NULL, NULL, a->attention, a->key_mask, a->causal };
     size_t qkv = 3 * p->act, hidden = seq * c->d_ff;
     r.scores = r.qkv + (qkv > hidden ? qkv : hidden);
-    r.bias = p->bias_len ? r.scores + p->plane : NULL;
+    r.bias = p->bias_len ? r.scores + p->scores : NULL;
 
     /* embeddings: E[token] * scale (+ PE or P[s]) (+ the language row) */
     const float *embed = a->params, *pos = embed + c->vocab_size * d, *lang = pos + p->pos_len;
@@ -275,11 +290,15 @@ static void encode(const plan *p, const pass *a, float *x)
     if (a->language >= 0)
         for (size_t s = 0; s < seq; s++)
             add_into(x + s * d, lang + (size_t)a->language * d, d);
-    if (c->positional == POSENC_POSITIONAL_ALIBI)
-        posenc_alibi_bias(r.bias, p->bias_len, c->heads, seq, seq, 0, a->causal, c->alibi_max_bias);
-    else if (c->positional == POSENC_POSITIONAL_T5)
-        posenc_t5_bias(r.bias, p->bias_len, t5, p->t5_len, c->heads, seq, seq, !c->t5_unidirectional,
-                       c->t5_num_buckets, c->t5_max_distance, 0);
+    /* the bias of query i and key j depends on j - i alone: one query at
+       position seq - 1 against keys 0 .. 2 seq - 2 holds every value of the
+       seq x seq matrix, bit for bit (seq <= BIAS_SEQ_MAX: checked) */
+    if (c->positional == POSENC_POSITIONAL_ALIBI && seq)
+        posenc_alibi_bias(r.bias, p->bias_len, c->heads, 1, p->bias_row, (int32_t)(seq - 1), a->causal,
+                          c->alibi_max_bias);
+    else if (c->positional == POSENC_POSITIONAL_T5 && seq)
+        posenc_t5_bias(r.bias, p->bias_len, t5, p->t5_len, c->heads, 1, p->bias_row, !c->t5_unidirectional,
+                       c->t5_num_buckets, c->t5_max_distance, (int32_t)(seq - 1));
 
     const float *w = t5 + p->t5_len;
     for (size_t l = 0; l < c->layers; l++, w += p->layer_len)

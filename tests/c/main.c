@@ -16,6 +16,7 @@ void test_encoder(void);
 void test_hardening(void);
 void test_aliasing(void);
 void test_anchors(void);
+void test_kernels(void);
 
 int main(void)
 {
@@ -30,6 +31,7 @@ int main(void)
     test_hardening();
     test_aliasing();
     test_anchors();
+    test_kernels();
     printf("c: %d passed, %d failed\n", check_passed, check_failed);
     return check_failed ? 1 : 0;
 }

@@ -348,7 +348,8 @@ static void test_encoder_forward(void)
         size_t expect = (V + LANGS) * D + (c->positional == POSENC_POSITIONAL_T5 ? BUCKETS * H : 0) + L * layer +
                         (c->final_norm ? 2 * D : 0);
         int biased = c->positional == POSENC_POSITIONAL_ALIBI || c->positional == POSENC_POSITIONAL_T5;
-        CHECKF(params_len == expect && work_len == 2 * S * D + 3 * S * D + S * S + (biased ? H * S * S : 0),
+        /* h, ctx, q k v; the scores of a block of 4 queries; ALiBi and T5 bias rows over j - i */
+        CHECKF(params_len == expect && work_len == 2 * S * D + 3 * S * D + 4 * S + (biased ? H * (2 * S - 1) : 0),
                "case %zu: sizes %zu %zu", n, params_len, work_len);
         fill(params, params_len, 0.5f);
         CHECK(posenc_encoder_forward(out, COUNT(out), &cfg, params, params_len, tokens, S, c->mask, c->causal,
@@ -418,6 +419,15 @@ static void test_encoder_errors(void)
     CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_ERR_SIZE_OVERFLOW);
     CHECK(posenc_encoder_sizes(&ok, (size_t)1 << 40, &pl, &wl) != POSENC_OK);
     CHECK(posenc_encoder_sizes(&ok, S, NULL, &wl) == POSENC_ERR_NULL_POINTER);
+    /* ALiBi and T5: one bias row over j - i, whose last key 2 seq - 2 must be an int32 position */
+    for (int positional = POSENC_POSITIONAL_ALIBI; positional <= POSENC_POSITIONAL_T5; positional++) {
+        c = ok;
+        c.positional = positional;
+        size_t limit = (size_t)1 << 30;
+        int at_limit = posenc_encoder_sizes(&c, limit, &pl, &wl);
+        CHECK(at_limit == (SIZE_MAX > 0xffffffffu ? POSENC_OK : POSENC_ERR_SIZE_OVERFLOW));
+        CHECK(posenc_encoder_sizes(&c, limit + 1, &pl, &wl) == POSENC_ERR_INVALID_ARGUMENT);
+    }
 #undef FORWARD
 }
 
@@ -438,7 +448,7 @@ static void test_encoder_logits(void)
         size_t pl, wl;
         CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_OK);
         size_t want_params = (V + S) * D + L * layer + 2 * D + (head == POSENC_LM_HEAD_OWN ? V * D : 0);
-        CHECKF(pl == want_params && wl == 2 * S * D + 3 * S * D + S * S + S * D, "head %d: sizes %zu %zu", head, pl, wl);
+        CHECKF(pl == want_params && wl == 2 * S * D + 3 * S * D + 4 * S + S * D, "head %d: sizes %zu %zu", head, pl, wl);
         fill(params, pl, 0.5f);
         CHECK(posenc_encoder_forward(hidden, COUNT(hidden), &c, params, pl, tokens, S, NULL, 1, -1, NULL, 0, work,
                                      wl) == POSENC_OK);
