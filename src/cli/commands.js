@@ -152,7 +152,7 @@ export const COMMANDS = {
     summary: 'RoPE cos and sin caches stacked [2][length][rotary-dim / 2]: index 0 is cos, 1 is sin',
     calls: 'ropeCache',
     flags: {
-      length: flag('length', 'number', 'rows (positions) (required)'),
+      length: flag('length', 'number', 'rows (positions) (required unless --rope2d: the grid gives them)'),
       offset: flag('offset', 'number', 'position of row 0 (default 0)'),
       ...ROPE,
       precision: flag('precision', 'string', "'float64' angles (default) or 'float32' (the float32 recipe)"),

@@ -27,12 +27,12 @@ export type Positional =
   | { type: 'none' }
   /** x = E[t] * embedScale + PE; base default 10000, layout default 'interleaved' */
   | { type: 'sinusoidal'; base?: number; layout?: SinusoidalLayout }
-  /** q and k rotated in every layer; rotaryDim default headDim, layout default 'half' */
+  /** q and k rotated in every layer; base default 10000, rotaryDim default headDim, layout default 'half', precision default 'float64' */
   | { type: 'rope'; base?: number; scaling?: RopeScaling | null; rotaryDim?: number; layout?: RopeLayout; precision?: RopePrecision; mropeSection?: readonly [number, number, number]; mropeInterleaved?: boolean }
   /** -m_h |i - j| added to the scores; maxBias default 8 */
   | { type: 'alibi'; maxBias?: number }
   /** a learned bucket bias (tensor relative_attention_bias.weight [numBuckets][heads]), shared by all layers */
-  | { type: 't5'; numBuckets?: number; maxDistance?: number; bidirectional?: boolean }
+  | { type: 't5'; /** default 32 */ numBuckets?: number; /** default 128 */ maxDistance?: number; /** default true */ bidirectional?: boolean }
   /** x = E[t] * embedScale + pos_embed[s] (tensor pos_embed.weight [maxLength][dModel]); at most maxLength tokens */
   | { type: 'learned'; maxLength: number };
 
@@ -73,7 +73,7 @@ export interface EncoderShapeOptions {
   layers: number;
   /** default { type: 'sinusoidal' } */
   positional?: Positional;
-  /** 'pre' (default): x + f(LN(x)); 'post': LN(x + f(x)) */
+  /** 'pre': x + f(LN(x)); 'post': LN(x + f(x)); default 'pre' */
   norm?: 'pre' | 'post';
   /** default 'relu'; 'gelu' = erf form (torch nn.GELU()); 'gelu_tanh' = tanh form (HF gelu_new) */
   activation?: 'relu' | 'gelu' | 'gelu_tanh';
@@ -150,6 +150,18 @@ export function softmax<X extends Float32Target>(x: X, options?: { cols?: number
  */
 export function previousTokenHead(
   tensors: Record<string, Float32Tensor | Tensor>,
-  options: { heads: number; positional?: Positional; layer?: number; head?: number; margin?: number; maxLength?: number },
+  options: {
+    heads: number;
+    /** the encoder's positional; default { type: 'rope' } */
+    positional?: Positional;
+    /** default 0 */
+    layer?: number;
+    /** default 0 */
+    head?: number;
+    /** default 10 */
+    margin?: number;
+    /** 2 .. 2^20; default 512 */
+    maxLength?: number;
+  },
 ): Record<string, Float32Tensor>;
 

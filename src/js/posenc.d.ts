@@ -101,13 +101,19 @@ export function sinusoidal<Out extends Float32Target>(options: SinusoidalOptions
  * ceil(dModel/2) values ('interleaved', 'concatenated'), floor(dModel/2)
  * ('tensor2tensor', 'fairseq'). The notebook's denominators are 1 / w_i.
  */
-export function sinusoidalFrequencies(options: { dModel: number; base?: number; layout?: SinusoidalLayout }): Float64Array;
+export function sinusoidalFrequencies(options: {
+  dModel: number;
+  /** > 1; default 10000 */
+  base?: number;
+  /** default 'interleaved' */
+  layout?: SinusoidalLayout;
+}): Float64Array;
 
 export interface AddSinusoidalOptions extends TableOptions {
   dModel: number;
   /** default 1; seq = x.length / (batch * dModel) */
   batch?: number;
-  /** 'bsd' = [batch][seq][dModel] (default), 'sbd' = [seq][batch][dModel] */
+  /** 'bsd' = [batch][seq][dModel], 'sbd' = [seq][batch][dModel]; default 'bsd' */
   order?: 'bsd' | 'sbd';
   /** x = x * scale + PE; default 1 ("Transformer Encoder Explained" uses sqrt(dModel)) */
   scale?: number;
@@ -331,6 +337,7 @@ export interface RopeCacheOptions extends RopeFrequencyOptions, RopeAxesOptions 
   offset?: number;
   /** one absolute position per row; [3][length] with mropeSection, [2][length] with rope2d */
   positions?: Int32Array | WasmArray<'int32'>;
+  /** default 'float64' */
   precision?: RopePrecision;
   /**
    * a model's own inverse frequencies (rotaryDim / 2), used instead of computing them (the attention factor still
@@ -351,6 +358,7 @@ export interface ApplyRopeOptions extends RopeAxesOptions {
   rotaryDim?: number;
   /** default 'half' */
   layout?: RopeLayout;
+  /** rope_theta, > 1; default 10000 */
   base?: number;
   /** position of row 0 (int32), default 0; excludes positions */
   offset?: number;
@@ -366,10 +374,11 @@ export interface ApplyRopeOptions extends RopeAxesOptions {
   /** default 1; seq = x.length / (batch * heads * headDim) */
   batch?: number;
   /**
-   * the axes of x: 'bshd' (default) [batch][seq][heads][headDim], a projection viewed per head;
-   * 'bhsd' [batch][heads][seq][headDim], what Hugging Face's apply_rotary_pos_emb receives
+   * the axes of x: 'bshd' [batch][seq][heads][headDim], a projection viewed per head;
+   * 'bhsd' [batch][heads][seq][headDim], what Hugging Face's apply_rotary_pos_emb receives; default 'bshd'
    */
   order?: 'bshd' | 'bhsd';
+  /** default 'float64' */
   precision?: RopePrecision;
 }
 /** Rotates x, [batch][seq][heads][headDim] or (order 'bhsd') [batch][heads][seq][headDim], in place and returns it. */
@@ -479,7 +488,7 @@ export interface TransformerXLEmbeddingOptions<Out extends Float32Target = Float
   keyLength: number;
   /** even, >= 2: [sin | cos], dModel/2 frequencies 10000^(-2k/dModel) */
   dModel: number;
-  /** positions above it are clamped to it; 0 (default): no clamping */
+  /** positions above it are clamped to it; 0: no clamping; default 0 */
   clampLength?: number;
   /** keyLength * dModel elements */
   out?: Out;

@@ -17,6 +17,7 @@ export const ROPE_TYPES = ROPE_TYPE_NAMES;
 /** An even integer >= 2 (a rotary dimension: features rotate in pairs). */
 export const evenDim = (extra = {}) => ({
   ...extra,
+  kind: 'number',
   check(fn, name, v) {
     const allowed = `an even integer from 2 to ${INT32_MAX - 1}`;
     if (typeof v !== 'number') throw fail(TypeError, fn, name, allowed, v);

@@ -49,6 +49,8 @@ const axesSpec = {
   rope2d: oneOf(ROPE_2D, { optional: true }),
 };
 
+export const frequenciesSpec = { ...frequencySpec, layout: oneOf(ROPE_LAYOUTS, { optional: true }), ...axesSpec };
+
 /**
  * A model's own inverse frequencies, used as they are (its inv_freq buffer,
  * float32 in transformers): with precision 'float32', ropeCache and
@@ -85,7 +87,7 @@ const invFreqList = (extra = {}) => ({
  */
 export function ropeFrequencies(options) {
   const fn = 'ropeFrequencies';
-  const o = readOptions(fn, options, { ...frequencySpec, layout: oneOf(ROPE_LAYOUTS, { optional: true }), ...axesSpec });
+  const o = readOptions(fn, options, frequenciesSpec);
   const sc = readScaling(fn, o.scaling, o.rotaryDim);
   if (o.mropeSection !== undefined && o.rope2d !== undefined) {
     throw new RangeError(`posenc.${fn}: give mropeSection (M-RoPE) or rope2d (2-D RoPE), not both`);
@@ -109,7 +111,7 @@ function givenOrScaled(fn, o, rotaryDim, axes, scaled) {
   return o.invFreq;
 }
 
-const cacheSpec = {
+export const cacheSpec = {
   length: integer(0, INT32_MAX, { optional: true }),
   offset: integer(INT32_MIN, INT32_MAX, { optional: true }),
   positions: typedArray('int32', { optional: true }),
@@ -199,7 +201,7 @@ export function ropeCache(options) {
   return out;
 }
 
-const applySpec = {
+export const applySpec = {
   heads: integer(1, INT32_MAX),
   headDim: integer(1, INT32_MAX),
   rotaryDim: evenDim({ optional: true }),
@@ -300,7 +302,7 @@ export function resolveRotaryDim(fn, rotaryDim, headDim, name = 'rotaryDim', hea
   return r;
 }
 
-const permuteSpec = {
+export const permuteSpec = {
   heads: integer(1, INT32_MAX),
   headDim: integer(1, INT32_MAX),
   rotaryDim: evenDim({ optional: true }),

@@ -16,7 +16,7 @@ import { FAMILIES, NOT_ROPE } from './families.js';
 import { ropeLayers } from './layers.js';
 import { firstCount, numberAt, textModel } from './read.js';
 
-const spec = {
+export const spec = {
   layer: integer(0, INT32_MAX, { optional: true }),
   layerType: {
     optional: true,

@@ -33,6 +33,9 @@ const layerTypeOption = {
   },
 };
 
+/** ropeFromConfig's options: which layer. */
+export const configSpec = { layer: integer(0, INT32_MAX, { optional: true }), layerType: layerTypeOption };
+
 /**
  * The model's rope dict: rope_scaling (v4) wins over rope_parameters (v5)
  * when both are set, as in convert_rope_params_to_dict (`rope_scaling or
@@ -160,7 +163,7 @@ function scalingOf(fn, t, dict, dictWhere, top, c, where, family, perType, maxPo
  */
 export function ropeFromConfig(config, options = {}) {
   const fn = 'ropeFromConfig';
-  const o = readOptions(fn, options, { layer: integer(0, INT32_MAX, { optional: true }), layerType: layerTypeOption });
+  const o = readOptions(fn, options, configSpec);
   const { c, where, type } = textModel(fn, config);
   const alibi = alibiKind(c, type);
   if (alibi) {

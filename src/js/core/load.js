@@ -94,6 +94,18 @@ function start(inst, required) {
   return { exports: exported, memory: exported.memory };
 }
 
+/** init()'s options. */
+export const initSpec = {
+  wasm: {
+    optional: true,
+    check(fn, name, v) {
+      if (!isSource(v)) throw new TypeError(`posenc.${fn}: ${name} must be ${SOURCE_KINDS}, got ${typeOf(v)}`);
+      return v;
+    },
+  },
+  simd: boolean({ optional: true }),
+};
+
 /**
  * Makes the init() of an entry: `inline.simd()` and `inline.baseline()`
  * resolve to the base64 text of its two builds; `required` lists the
@@ -130,14 +142,7 @@ export function makeInit(inline, required) {
    */
   async function init(options = {}) {
     const fn = 'init';
-    const source = {
-      optional: true,
-      check(f, name, v) {
-        if (!isSource(v)) throw new TypeError(`posenc.${f}: ${name} must be ${SOURCE_KINDS}, got ${typeOf(v)}`);
-        return v;
-      },
-    };
-    const o = readOptions(fn, options, { wasm: source, simd: boolean({ optional: true }) });
+    const o = readOptions(fn, options, initSpec);
     const request = requestOf(o);
     if (pending) {
       const same = request === null ||

@@ -23,22 +23,9 @@ import { readWeights } from './weights.js';
  * (RoPE on q and k, or an ALiBi / T5 bias on the scores, as `positional`
  * says) and a ReLU / GELU feed-forward block; with an LM head, next-token
  * logits (encoder.logits).
- * @param {object} options
- *   vocabSize, dModel, heads (dModel a multiple of heads), dFF, layers;
- *   positional: { type: 'none' } | { type: 'sinusoidal', base?, layout? } |
- *     { type: 'rope', base?, scaling?, rotaryDim?, layout?, precision? } |
- *     { type: 'alibi', maxBias? } | { type: 't5', numBuckets?, maxDistance?, bidirectional? } |
- *     { type: 'learned', maxLength } (default sinusoidal); norm 'pre' (default) | 'post';
- *   activation 'relu' (default) | 'gelu' | 'gelu_tanh'; finalNorm (default false);
- *   embedScale (default, or 0: sqrt(dModel)); normEps (default 1e-5); languages (rows
- *   of a language embedding, default 0); classes (a linear head on the pooled output,
- *   default 0); lmHead (an LM head lm_head.weight, default false); tieEmbeddings (the
- *   LM head is embed.weight, default false); keepAttention (default true:
- *   attention(layer) after each call); weights: { seed } | .safetensors bytes |
- *   { name: { shape, data } } (names: README, or encoderTensorShapes()). A file
- *   whose metadata has 'posenc.config' (encoder.toSafetensors()) brings its own
- *   options: createEncoder({ weights: bytes }) is enough, and options given
- *   beside it win key by key.
+ * @param {object} options  EncoderOptions in encoder.d.ts: each option, its
+ *   range and its default are stated there once (tests/types-options.test.js
+ *   holds them to createSpec in options.js).
  * @returns {Encoder} call dispose() when done: the encoder holds wasm memory
  */
 export function createEncoder(options) {
@@ -56,6 +43,14 @@ export function createEncoder(options) {
   }
   return new Encoder(config, layout, host);
 }
+
+/** The options of forward, pool, logits and classify (language is checked against the encoder's languages). */
+export const forwardSpec = {
+  mask: later({ optional: true }),
+  causal: boolean({ default: false }),
+  language: later({ optional: true }),
+  out: typedArray('float32', { optional: true }),
+};
 
 /**
  * A tiny encoder created by createEncoder. Its methods are synchronous and
@@ -148,14 +143,10 @@ class Encoder {
     const c = this.#config;
     const ids = readTokens(fn, tokens, c.vocabSize);
     const seq = ids.length;
-    const o = readOptions(fn, options, {
-      mask: later({ optional: true }),
-      causal: boolean({ default: false }),
-      language: c.languages ? integer(0, c.languages - 1, { optional: true }) : later({ optional: true }),
-      out: typedArray('float32', { optional: true }),
-    });
-    if (o.language !== undefined && !c.languages) {
-      throw new RangeError(`posenc.${fn}: language needs an encoder created with languages > 0, got ${describe(o.language)}`);
+    const o = readOptions(fn, options, forwardSpec);
+    if (o.language !== undefined) {
+      if (!c.languages) throw new RangeError(`posenc.${fn}: language needs an encoder created with languages > 0, got ${describe(o.language)}`);
+      integer(0, c.languages - 1).check(fn, 'language', o.language);
     }
     const p = c.positional;
     if (p.type === 'learned' && seq > p.maxLength) {

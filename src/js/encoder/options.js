@@ -42,7 +42,7 @@ export function deepFreeze(v) {
 // ---------------------------------------------------------------- options
 
 /** Each positional scheme's options, besides `type`. */
-const POSITIONAL = {
+export const POSITIONAL = {
   none: {},
   sinusoidal: { base: number({ above: 1, default: 10000 }), layout: oneOf(LAYOUTS, { default: 'interleaved' }) },
   rope: {

@@ -223,6 +223,19 @@ export function headerBytes(entries, metadata) {
 /** The most header bytes a file may have (the reference's MAX_HEADER_SIZE). */
 export const MAX_HEADER_BYTES = MAX_HEADER;
 
+const stringMap = {
+  optional: true,
+  check(fn, name, v) {
+    const map = isPlainObject(v) ? snapshot(v) : null;
+    if (!map || !Object.values(map).every((x) => typeof x === 'string')) {
+      throw new TypeError(`posenc.${fn}: ${name} must map strings to strings, got ${describe(v)}`);
+    }
+    return map;
+  },
+};
+/** writeSafetensors' options. */
+export const writeSpec = { metadata: stringMap };
+
 /**
  * Writes tensors as a .safetensors file, in the order of the object's keys.
  * Each tensor is { shape, data, dtype? }: data a Float32Array, Float64Array
@@ -234,23 +247,12 @@ export const MAX_HEADER_BYTES = MAX_HEADER;
  * @param {{ metadata?: Record<string, string> }} [options]
  * @returns {Uint8Array}
  */
-const stringMap = {
-  optional: true,
-  check(fn, name, v) {
-    const map = isPlainObject(v) ? snapshot(v) : null;
-    if (!map || !Object.values(map).every((x) => typeof x === 'string')) {
-      throw new TypeError(`posenc.${fn}: ${name} must map strings to strings, got ${describe(v)}`);
-    }
-    return map;
-  },
-};
-
 export function writeSafetensors(tensors, options = {}) {
   const fn = 'writeSafetensors';
   if (!isPlainObject(tensors)) {
     throw new TypeError(`posenc.${fn}: tensors must be an object { name: { shape, data, dtype? } }, got ${describe(tensors)}`);
   }
-  const { metadata } = readOptions(fn, options, { metadata: stringMap });
+  const { metadata } = readOptions(fn, options, writeSpec);
   const header = {};
   if (metadata) setOwn(header, '__metadata__', { ...metadata });
   const parts = [];
