@@ -61,8 +61,25 @@ describe('the tarball (npm pack)', () => {
     ];
     for (const file of needed) expect(files).toContain(file);
     // the C sources ship for C users who vendor from npm; nothing else may come along
-    const allowed = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(?:posenc|encoder)[\w-]*\.(mjs|cjs|d\.ts|d\.cts|wasm)|bin\/posenc\.js|src\/cli\/\w+\.js|include\/posenc\.h|src\/\w+\.[ch])$/;
+    const allowed = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/[\w-]+\.md|dist\/(?:posenc|encoder)[\w-]*\.(mjs|cjs|d\.ts|d\.cts|wasm)|bin\/posenc\.js|src\/cli\/\w+\.js|include\/posenc\.h|src\/\w+\.[ch])$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
+  });
+
+  test("the README's and the docs' links to pages resolve inside the tarball (node_modules/posenc reads whole)", () => {
+    const { files } = packed();
+    const pages = files.filter((f) => f === 'README.md' || /^docs\/.*\.md$/.test(f));
+    expect(pages.length).toBeGreaterThan(5);
+    const missing = [];
+    for (const page of pages) {
+      const text = readFileSync(join(ROOT, page), 'utf8');
+      for (const [, target] of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
+        if (/^[a-z]+:/.test(target)) continue; // https:, mailto:
+        const path = new URL(target, `file:///${page}`).pathname.slice(1);
+        // only pages: a picture (docs/*.png) and the repository's own tools stay in the repository
+        if (/\.md$/.test(path) && !path.startsWith('tools/') && !files.includes(path)) missing.push(`${page} -> ${target}`);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 
   test('every file the package.json points at is in the tarball', () => {
