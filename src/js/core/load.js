@@ -6,7 +6,7 @@
 // Each entry ships two builds inline: WASM SIMD, and a baseline for engines
 // without SIMD, loaded only when needed. Both give bit-identical results.
 import { boolean, readOptions } from './options.js';
-import { decodeBase64 } from './base64.js';
+import { decodeWasmText } from './wasm-text.js';
 import { typeOf } from './describe.js';
 import { ENTRY, setInstance } from './instance.js';
 
@@ -96,7 +96,7 @@ function start(inst, required) {
 
 /**
  * Makes the init() of an entry: `inline.simd()` and `inline.baseline()`
- * resolve to the base64 text of its two builds; `required` lists the
+ * resolve to the inline text of its two builds (wasm-text.js); `required` lists the
  * exports its functions call.
  */
 export function makeInit(inline, required) {
@@ -114,7 +114,7 @@ export function makeInit(inline, required) {
 
   async function load(request) {
     const bytes = request.build === 'custom' ? await resolveSource(request.wasm)
-      : decodeBase64(request.build === 'simd' ? inline.simd() : await inline.baseline());
+      : decodeWasmText(request.build === 'simd' ? inline.simd() : await inline.baseline());
     setInstance(start(await instantiate(bytes), required));
     build = request.build;
   }
