@@ -134,10 +134,10 @@ $(ENC_BASE): $(call base_objs,$(WASM_SRCS)) build/exports-encoder.txt | dist
 
 wasm: $(WASM) $(WASM_BASE) $(ENC_WASM) $(ENC_BASE)
 
-# Each wasm travels inside its entry's JS (as ASCII text that gzips as small as
-# the binary: src/js/core/wasm-text.js), so no bundler ever has to find a file.
+# Each wasm travels inside its entry's JS (in hex: src/js/core/hex.js), so no
+# bundler ever has to find a file.
 INLINE := $(patsubst dist/%,build/%.js,$(WASM) $(WASM_BASE) $(ENC_WASM) $(ENC_BASE))
-build/%.wasm.js: dist/%.wasm tools/embed-wasm.mjs src/js/core/wasm-text.js | build
+build/%.wasm.js: dist/%.wasm tools/embed-wasm.mjs | build
 	$(NODE) tools/embed-wasm.mjs $< $@
 
 $(JS_DIST) &: $(JS_SRCS) $(INLINE) build/abi.js $(NODE_STAMP) tools/bundle.mjs | dist

@@ -8,7 +8,7 @@
 // an uncaught error's throw site, so esbuild breaks lines at 80 characters
 // (a line runs longer only where a token does), and such an error prints a
 // short line, not the bundle. esbuild breaks long string literals too, with a
-// backslash-newline; the wasm's text is joined back into one line (oneLine),
+// backslash-newline; the wasm's hex is joined back into one line (oneLine),
 // where gzip finds its repeats (a break every 80 characters costs 1 KB of
 // gzip on the SIMD build).
 import { build } from 'esbuild';
@@ -37,13 +37,12 @@ const common = {
   write: false,
 };
 
-// The wasm's text (src/js/core/wasm-text.js: 256 flags '0' / '1', then the
-// body, which has no quote and no backslash) without the backslash-newlines
-// esbuild put in it: a string literal that starts with a run of flags.
-const WASM_TEXT = /(["'`])(?:[01]|\\\n){256}(?:[^"'`\\]|\\\n)*\1/g;
-const oneLine = (code) => code.replace(WASM_TEXT, (literal) => literal.replaceAll('\\\n', ''));
+// The wasm's hex (src/js/core/hex.js) without the backslash-newlines esbuild
+// put in it: the only string literal of a thousand hex digits or more.
+const WASM_HEX = /(["'`])(?:[0-9a-f]|\\\n){1000,}\1/g;
+const oneLine = (code) => code.replace(WASM_HEX, (literal) => literal.replaceAll('\\\n', ''));
 
-/** Builds, and writes each output file with the wasm's text on one line. */
+/** Builds, and writes each output file with the wasm's hex on one line. */
 async function bundle(options) {
   const { outputFiles } = await build(options);
   for (const file of outputFiles) {
