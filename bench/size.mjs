@@ -88,7 +88,9 @@ const medians = (rows) => Object.fromEntries(Object.keys(rows[0]).map((k) => [k,
 // file URL in Node, the same server in Chromium), and instantiating the
 // smallest wasm module (the magic number and version, no sections).
 // Each run reports { ready, import, init } in ms from its first statement:
-// `import` the module's, `init` the instantiation's (the floor) or init()'s.
+// `import` the module's, `init` the instantiation's (the floor) or init()'s;
+// in Node also `cpu`, the CPU time of all the process's threads over the same
+// span (the wall-clock figures wait for a core on a loaded machine).
 const MINIMAL_WASM = [0, 97, 115, 109, 1, 0, 0, 0];
 const EMPTY_MODULE = 'bench/floor/empty.mjs';
 // The server the Chromium runs fetch from: the demo's (its path is here only).
@@ -108,12 +110,14 @@ function kindsOf(before) {
 
 function nodeScript(kind) {
   const ready = kind.floor ? `await WebAssembly.instantiate(new Uint8Array(${JSON.stringify(MINIMAL_WASM)}))` : 'await m.init()';
-  return `const t0 = performance.now();
+  return `const c0 = process.cpuUsage();
+const t0 = performance.now();
 const m = await import(${JSON.stringify(pathToFileURL(join(kind.root, kind.file)).href)});
 const t1 = performance.now();
 ${ready};
 const t2 = performance.now();
-console.log(JSON.stringify({ ready: t2 - t0, import: t1 - t0, init: t2 - t1 }));`;
+const c = process.cpuUsage(c0);
+console.log(JSON.stringify({ ready: t2 - t0, import: t1 - t0, init: t2 - t1, cpu: (c.user + c.system) / 1000 }));`;
 }
 
 // rows { name: [row, ...] } -> { name: { ...medians, runs } }
@@ -303,13 +307,15 @@ function printSizes() {
 }
 
 function printStartup(where, result, unit) {
-  const floor = result.floor.ready;
-  console.log(`\n${where}: ${unit}, medians of ${result.floor.runs} (ms); overhead = ready - floor`);
-  console.log('| | ready | import | init | overhead |');
-  console.log('| --- | ---: | ---: | ---: | ---: |');
+  const { floor } = result;
+  const cpu = floor.cpu !== undefined;
+  console.log(`\n${where}: ${unit}, medians of ${floor.runs} (ms); overhead = ready - floor`);
+  console.log(`| | ready | import | init | overhead |${cpu ? ' CPU | CPU overhead |' : ''}`);
+  console.log(`| --- | ---: | ---: | ---: | ---: |${cpu ? ' ---: | ---: |' : ''}`);
   for (const [kind, r] of Object.entries(result)) {
     const name = kind === 'floor' ? 'floor (empty module + minimal wasm)' : `'${kind}'`;
-    console.log(`| ${name} | ${f1(r.ready)} | ${f1(r.import)} | ${f1(r.init)} | ${kind === 'floor' ? '' : f1(r.ready - floor)} |`);
+    const over = (k) => (kind === 'floor' ? '' : f1(r[k] - floor[k]));
+    console.log(`| ${name} | ${f1(r.ready)} | ${f1(r.import)} | ${f1(r.init)} | ${over('ready')} |${cpu ? ` ${f1(r.cpu)} | ${over('cpu')} |` : ''}`);
   }
 }
 
