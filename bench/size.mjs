@@ -16,7 +16,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import os from 'node:os';
 
@@ -321,8 +321,8 @@ function printStartup(where, result, unit) {
 
 function printTrace(result) {
   const phases = {
-    fetch: 'fetch (request to the last body, page thread)',
-    parse: 'parse + compile on a background thread',
+    fetch: "fetch, the body parsed as it streams (request sent to its end on the page's thread)",
+    parse: 'of which parse + compile on a background thread',
     compile: 'module compile, page thread',
     evaluate: 'module evaluation',
     import: 'import, in all',
@@ -341,7 +341,7 @@ function printTrace(result) {
 // --before DIR: also measure the entries of another checkout (built), side by side
 function beforeOf(argv) {
   const i = argv.indexOf('--before');
-  return i < 0 ? undefined : join(process.cwd(), argv[i + 1]);
+  return i < 0 ? undefined : resolve(argv[i + 1]);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
