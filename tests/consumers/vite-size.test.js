@@ -37,7 +37,7 @@ globalThis.posencResult = { names: Object.keys(posenc).sort(), cos: Array.from(p
 };
 
 // bytes gzip -9, as measured when set (the builds are deterministic), plus SLACK
-const BUDGETS = { rope: 26236, sinusoidal: 21974, everything: 31912 };
+const BUDGETS = { rope: 26383, sinusoidal: 22179, everything: 31860 };
 const SLACK = 128;
 const LABELS = { rope: 'ropeCache + applyRope', sinusoidal: 'sinusoidal', everything: 'everything' };
 
