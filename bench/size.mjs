@@ -14,7 +14,7 @@
 // - Where Chromium's time goes, from a trace: fetch, parse, compile,
 //   evaluation, and init()'s wasm work and its own JS.
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -120,8 +120,16 @@ const c = process.cpuUsage(c0);
 console.log(JSON.stringify({ ready: t2 - t0, import: t1 - t0, init: t2 - t1, cpu: (c.user + c.system) / 1000 }));`;
 }
 
-// rows { name: [row, ...] } -> { name: { ...medians, runs } }
-const summarize = (rows, runs) => Object.fromEntries(Object.entries(rows).map(([k, r]) => [k, { ...medians(r), runs }]));
+// rows { name: [row, ...] } (row i of every kind from the same round) ->
+// { name: { ...medians, overhead, cpuOverhead, runs } }: overhead is the
+// median over rounds of ready minus the floor's ready in the same round
+// (cpuOverhead the same of cpu). A round's runs share the machine's load, so
+// the pairs cancel most of its drift.
+const summarize = (rows, runs) =>
+  Object.fromEntries(Object.entries(rows).map(([k, r]) => {
+    const paired = (key) => (r[0][key] === undefined ? undefined : median(r.map((row, i) => row[key] - rows.floor[i][key])));
+    return [k, { ...medians(r), overhead: paired('ready'), cpuOverhead: paired('cpu'), runs }];
+  }));
 
 /**
  * Import + init() to ready in fresh Node processes, `runs` of each kind
@@ -159,29 +167,45 @@ function siteOf(root, n) {
 }
 
 /**
+ * Starts the server on `root` in a process of its own, as a real server runs
+ * (in this process it would share an event loop with Playwright's driver,
+ * whose traffic delays its answers); resolves to { url, stop() }.
+ */
+function serve(root) {
+  const script = `const { listen } = await import(${JSON.stringify(SERVER.href)});
+const { url } = await listen({ port: 0, root: ${JSON.stringify(root)} });
+console.log(url);`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolvePromise, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening`)));
+    child.stdout.once('data', (data) => resolvePromise({ url: data.toString().trim(), stop: () => child.kill() }));
+  });
+}
+
+/**
  * Starts Chromium and a server per root the kinds come from (each on a copy
  * of that root's package); { urls: Map(root -> url), browser, close() }.
  */
 async function startChromium(kinds) {
   const executable = process.env.CHROMIUM ?? '/usr/bin/chromium';
   if (!existsSync(executable)) throw new Error(`no Chromium at ${executable} (make test-tools installs it)`);
-  const { listen } = await import(SERVER);
   const servers = [];
   const urls = new Map();
   for (const root of new Set(kinds.map((k) => k.root))) {
-    const { server, url } = await listen({ port: 0, root: siteOf(root, urls.size) });
+    const server = await serve(siteOf(root, urls.size));
     servers.push(server);
-    urls.set(root, url);
+    urls.set(root, server.url);
   }
   const { chromium } = await import('playwright-core');
-  const args = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+  const args = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--no-proxy-server'];
   const browser = await chromium.launch({ executablePath: executable, args });
   return {
     urls,
     browser,
     async close() {
       await browser.close();
-      for (const server of servers) await new Promise((resolve) => server.close(resolve));
+      for (const server of servers) server.stop();
     },
   };
 }
@@ -309,13 +333,13 @@ function printSizes() {
 function printStartup(where, result, unit) {
   const { floor } = result;
   const cpu = floor.cpu !== undefined;
-  console.log(`\n${where}: ${unit}, medians of ${floor.runs} (ms); overhead = ready - floor`);
+  console.log(`\n${where}: ${unit}, medians of ${floor.runs} (ms); overhead: the median over rounds of ready (CPU) minus the floor's in the same round`);
   console.log(`| | ready | import | init | overhead |${cpu ? ' CPU | CPU overhead |' : ''}`);
   console.log(`| --- | ---: | ---: | ---: | ---: |${cpu ? ' ---: | ---: |' : ''}`);
   for (const [kind, r] of Object.entries(result)) {
     const name = kind === 'floor' ? 'floor (empty module + minimal wasm)' : `'${kind}'`;
-    const over = (k) => (kind === 'floor' ? '' : f1(r[k] - floor[k]));
-    console.log(`| ${name} | ${f1(r.ready)} | ${f1(r.import)} | ${f1(r.init)} | ${over('ready')} |${cpu ? ` ${f1(r.cpu)} | ${over('cpu')} |` : ''}`);
+    const over = (k) => (kind === 'floor' ? '' : f1(r[k]));
+    console.log(`| ${name} | ${f1(r.ready)} | ${f1(r.import)} | ${f1(r.init)} | ${over('overhead')} |${cpu ? ` ${f1(r.cpu)} | ${over('cpuOverhead')} |` : ''}`);
   }
 }
 
