@@ -83,16 +83,21 @@ $(ABI) &: include/posenc.h tools/abi.mjs | build
 	$(NODE) tools/abi.mjs include/posenc.h build
 
 # Two builds, chosen at init() by feature detection: WASM SIMD, and a baseline
-# for engines without it (bit-identical results, see src/simd.h). The hot
-# kernels are compiled for speed, everything else for size: the wasm ships
+# for engines without it (bit-identical results, see src/simd.h). The inner
+# loops are compiled for speed, everything else for size: the wasm ships
 # inline in the JS.
 # malloc and free are posenc's own (src/wasm/malloc.c, wasm only): Emscripten
 # 3.1.6's emmalloc hands out blocks past the end of a memory that may grow to
 # 4 GiB, and its dlmalloc refuses 2 GiB requests.
-# src/fmath.c counts as one: at -Oz its double-double helpers stay calls that
-# return through memory, and the float32 RoPE recipe (a sincos per value) runs
-# about 4x slower, to save 150 gzipped bytes.
-KERNELS   := src/trig.c src/rope_rotate.c src/rope_apply.c src/rope_axes.c src/sinusoidal.c src/nn_kernels.c src/nn_attend.c src/nn_math.c src/fmath.c
+# KERNELS are the inner loops, at -O2: at -Oz the table and rotation loops run
+# 5 to 12 times slower (their small helpers stay calls), and -O3 (unrolling
+# further) measured no faster for 2.7 KB more of the default entry's wasm.
+# src/fmath.c counts as one for sincos (a sincos per value in the float32 RoPE
+# recipe); its exp, log and pow are compiled for size inside it (COLD). The
+# encoder's attention and its exp / GELU (nn_attend.c, nn_math.c) are kernels
+# too. The loops that drive the kernels (rope_apply.c, rope_axes.c,
+# sinusoidal.c) run as fast at -Oz. Speeds: bench/run.mjs; sizes: bench/size.mjs.
+KERNELS   := src/trig.c src/rope_rotate.c src/nn_kernels.c src/nn_attend.c src/nn_math.c src/fmath.c
 EMLINK    := -Oz --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH -sMAXIMUM_MEMORY=4GB \
              -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB -sERROR_ON_UNDEFINED_SYMBOLS=1 -sMALLOC=none
 # The encoder's sources; the default entry's wasm is everything else.
@@ -104,11 +109,11 @@ base_objs  = $(1:src/%.c=build/wasm-base/%.o)
 
 build/wasm-simd/%.o: src/%.c $(HDRS) build/abi-asserts.h Makefile
 	@mkdir -p $(@D)
-	$(EMCC) $(CSTD) -Ibuild $(if $(filter $(KERNELS),$<),-O3,-Oz) -msimd128 -c $< -o $@
+	$(EMCC) $(CSTD) -Ibuild $(if $(filter $(KERNELS),$<),-O2,-Oz) -msimd128 -c $< -o $@
 
 build/wasm-base/%.o: src/%.c $(HDRS) build/abi-asserts.h Makefile
 	@mkdir -p $(@D)
-	$(EMCC) $(CSTD) -Ibuild $(if $(filter $(KERNELS),$<),-O3,-Oz) -c $< -o $@
+	$(EMCC) $(CSTD) -Ibuild $(if $(filter $(KERNELS),$<),-O2,-Oz) -c $< -o $@
 
 # link(simd flag, objects, export list)
 define link
@@ -130,7 +135,8 @@ $(ENC_BASE): $(call base_objs,$(WASM_SRCS)) build/exports-encoder.txt | dist
 
 wasm: $(WASM) $(WASM_BASE) $(ENC_WASM) $(ENC_BASE)
 
-# Each wasm travels inside its entry's JS (base64), so no bundler ever has to find a file.
+# Each wasm travels inside its entry's JS (in hex: src/js/core/hex.js), so no
+# bundler ever has to find a file.
 INLINE := $(patsubst dist/%,build/%.js,$(WASM) $(WASM_BASE) $(ENC_WASM) $(ENC_BASE))
 build/%.wasm.js: dist/%.wasm tools/embed-wasm.mjs | build
 	$(NODE) tools/embed-wasm.mjs $< $@

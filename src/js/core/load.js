@@ -6,7 +6,7 @@
 // Each entry ships two builds inline: WASM SIMD, and a baseline for engines
 // without SIMD, loaded only when needed. Both give bit-identical results.
 import { boolean, readOptions } from './options.js';
-import { decodeBase64 } from './base64.js';
+import { decodeHex } from './hex.js';
 import { typeOf } from './describe.js';
 import { ENTRY, setInstance } from './instance.js';
 
@@ -108,7 +108,7 @@ export const initSpec = {
 
 /**
  * Makes the init() of an entry: `inline.simd()` and `inline.baseline()`
- * resolve to the base64 text of its two builds; `required` lists the
+ * resolve to the hex text of its two builds (hex.js); `required` lists the
  * exports its functions call.
  */
 export function makeInit(inline, required) {
@@ -126,7 +126,7 @@ export function makeInit(inline, required) {
 
   async function load(request) {
     const bytes = request.build === 'custom' ? await resolveSource(request.wasm)
-      : decodeBase64(request.build === 'simd' ? inline.simd() : await inline.baseline());
+      : decodeHex(request.build === 'simd' ? inline.simd() : await inline.baseline());
     setInstance(start(await instantiate(bytes), required));
     build = request.build;
   }
