@@ -52,9 +52,11 @@ help:
 	@echo "make reference  rewrite tests/fixtures/reference-torch/ from the reference implementations (PyTorch)"
 
 # ---------------------------------------------------------------- dependencies
-# apt_install(command, package): install a Debian package when the command is missing.
+# apt_install(name, package[, check]): install a Debian package when `check`
+# fails (default: `command -v name`, the package's command); `name` is what the
+# message calls missing.
 define apt_install
-	@command -v $(1) >/dev/null 2>&1 || { \
+	@$(if $(3),$(3),command -v $(1)) >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; \
 	  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO=sudo; \
 	  else echo "posenc: '$(1)' is missing: install the Debian package '$(2)' (apt-get install $(2))"; exit 1; fi; \
@@ -216,21 +218,10 @@ FUZZ_SRCS    := $(filter-out tests/fuzz/decode.c,$(wildcard tests/fuzz/*.c))
 FUZZ_TARGETS := $(FUZZ_SRCS:tests/fuzz/%.c=build/fuzz/%)
 FUZZ_OBJS    := $(SRCS:src/%.c=build/fuzz/obj/%.o) build/fuzz/obj/decode.o
 
-# apt_install_file(file, package): apt_install for a package that brings no command.
-define apt_install_file
-	@[ -e "$(1)" ] || { \
-	  if [ "$$(id -u)" = 0 ]; then SUDO=; \
-	  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO=sudo; \
-	  else echo "posenc: '$(1)' is missing: install the Debian package '$(2)' (apt-get install $(2))"; exit 1; fi; \
-	  echo "posenc: installing $(2) (apt-get)"; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(2) >/dev/null; \
-	}
-endef
-
 .PHONY: hardening-tools fuzz-build fuzz
 hardening-tools:
 	$(call apt_install,$(CLANG),clang-14)
-	$(call apt_install_file,$$($(CLANG) -print-runtime-dir)/libclang_rt.fuzzer-$$(uname -m).a,libclang-rt-14-dev)
+	$(call apt_install,libclang_rt.fuzzer,libclang-rt-14-dev,test -e "$$($(CLANG) -print-runtime-dir)/libclang_rt.fuzzer-$$(uname -m).a")
 	$(call apt_install,valgrind,valgrind)
 	$(call apt_install,cppcheck,cppcheck)
 	$(call apt_install,$(CLANG_TIDY),clang-tidy)
@@ -306,8 +297,8 @@ MULTIARCH    := $(shell uname -m)-linux-gnu
 
 .PHONY: models
 models:
-	$(call apt_install_file,/usr/lib/python3/dist-packages/torch/__init__.py,python3-torch)
-	$(call apt_install_file,/usr/lib/$(MULTIARCH)/openblas-pthread/libopenblas.so.0,libopenblas0-pthread)
+	$(call apt_install,torch,python3-torch,test -e /usr/lib/python3/dist-packages/torch/__init__.py)
+	$(call apt_install,libopenblas.so.0,libopenblas0-pthread,test -e /usr/lib/$(MULTIARCH)/openblas-pthread/libopenblas.so.0)
 	$(TORCH_PYTHON) tools/train/make_models.py --threads 2
 
 # ---------------------------------------------------------------- reference fixtures
@@ -317,7 +308,7 @@ models:
 # committed and the tests read them.
 .PHONY: reference
 reference:
-	$(call apt_install_file,/usr/lib/python3/dist-packages/torch/__init__.py,python3-torch)
+	$(call apt_install,torch,python3-torch,test -e /usr/lib/python3/dist-packages/torch/__init__.py)
 	$(TORCH_PYTHON) tools/reference/make_fixtures.py
 
 # ---------------------------------------------------------------- demo
