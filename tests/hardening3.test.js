@@ -167,6 +167,34 @@ describe('posenc writes only files it can read back', () => {
     }
   });
 
+  // the listing is one pass over a per-layer template (no time is asserted: the
+  // count and the shapes are); past 2^21 tensors, more than a header can list
+  // and where JS objects of names slow down more than linearly, a RangeError
+  test('encoderTensorShapes lists every tensor of a deep encoder, each shape its own array', () => {
+    const options = { vocabSize: 2, dModel: 2, heads: 1, dFF: 3, layers: 10_000, positional: { type: 'none' } };
+    const shapes = posencEncoder.encoderTensorShapes(options);
+    const names = Object.keys(shapes);
+    expect(names.length).toBe(1 + 16 * 10_000);
+    expect(names[names.length - 1]).toBe('layers.9999.norm2.bias');
+    expect(shapes['layers.9999.linear1.weight']).toEqual([3, 2]);
+    shapes['layers.0.linear1.weight'].push(7);
+    expect(shapes['layers.1.linear1.weight']).toEqual([3, 2]);
+  });
+
+  test('a listing past 2^21 tensors is a RangeError naming layers, from encoderTensorShapes and tensors()', () => {
+    const layers = 2 ** 21 / 16; // 16 tensors a layer, and embed.weight
+    const options = { vocabSize: 2, dModel: 2, heads: 1, dFF: 2, layers, positional: { type: 'none' } };
+    const e = thrown(() => posencEncoder.encoderTensorShapes(options));
+    expect(e).toBeInstanceOf(RangeError);
+    expect(e.message).toBe(`posenc.encoderTensorShapes: layers = ${layers} makes ${2 ** 21 + 1} tensors, more than the 2097152 one object of names lists (a .safetensors header holds fewer)`);
+    const enc = posencEncoder.createEncoder({ ...options, weights: { seed: 1 } });
+    try {
+      expect(thrown(() => enc.tensors()).message).toMatch(/^posenc\.encoder\.tensors: layers = 131072 makes 2097153 tensors/);
+    } finally {
+      enc.dispose();
+    }
+  });
+
   test('a dtype named like an Object.prototype member is an unknown dtype, not "NaN bytes"', () => {
     for (const dtype of ['constructor', '__proto__', 'toString']) {
       const header = JSON.stringify({ w: { dtype, shape: [1], data_offsets: [0, 4] } });

@@ -139,7 +139,7 @@ export interface Encoder {
 }
 /** A tiny transformer encoder in wasm; every positional scheme. Call dispose() when done. */
 export function createEncoder(options: EncoderOptions): Encoder;
-/** The tensor names and shapes createEncoder expects, in parameter order. */
+/** The tensor names and shapes createEncoder expects, in parameter order; at most 2^21 tensors (a RangeError past that). */
 export function encoderTensorShapes(options: EncoderShapeOptions): Record<string, number[]>;
 /** Stable softmax of each row (cols wide, default one row), in place; -Infinity = masked. */
 export function softmax<X extends Float32Target>(x: X, options?: { cols?: number }): X;

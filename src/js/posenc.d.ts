@@ -1,4 +1,4 @@
-// Type declarations for posenc. Layouts, formulas and errors: README.md.
+// Type declarations for posenc. Layouts, formulas and errors: docs/api.md and include/posenc.h.
 
 // URL, Response and WebAssembly are globals of the DOM lib or @types/node, not of plain
 // ES libs: read off globalThis (never when absent), so these declarations type-check

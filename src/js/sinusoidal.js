@@ -1,5 +1,5 @@
-// sinusoidal.js: Vaswani's sinusoidal tables (layouts and formulas in README
-// and include/posenc.h), written out or added to embeddings in place.
+// sinusoidal.js: Vaswani's sinusoidal tables (layouts and formulas in
+// docs/api.md and include/posenc.h), written out or added to embeddings in place.
 import { layout as LAYOUT_NAMES, order as ORDER_NAMES } from '../../build/abi.js';
 import { countOf, heapCall } from './core/heap.js';
 import { wasm } from './core/instance.js';

@@ -7,7 +7,7 @@
 // Node (Buffer) and current browsers (Uint8Array.fromHex: Chrome 140, Firefox
 // 133, Safari 18.2) decode it natively. A denser text that gzips as small as
 // the binary needs a decoder of its own, which cost 1.5 to 3 ms of startup
-// (measured; see the README's Performance section).
+// (measured; docs/performance.md, Size and startup).
 
 /** A loop, for engines with neither: every engine has it. */
 export function decodeWithLoop(text) {

@@ -7,7 +7,7 @@ import { WasmArray, allocateFor, countOf, heapCall } from '../core/heap.js';
 import { wasm } from '../core/instance.js';
 import { boolean, elementCount, integer, later, readOptions, typedArray } from '../core/options.js';
 import { setInto } from '../core/typed.js';
-import { tensorLayout, tensorsOf } from './layout.js';
+import { checkListable, tensorLayout, tensorsOf } from './layout.js';
 import { CONFIG_WORDS, nativeSizes, writeConfig } from './native-config.js';
 import {
   CONFIG_METADATA_KEY, deepFreeze, deepSnapshot, modelSpec, readCreateOptions, readMask, readTokens, resolveConfig, ropeFrequenciesFor,
@@ -306,12 +306,13 @@ class Encoder {
   }
 
   /**
-   * Every tensor of the encoder by name (the naming scheme of README and
+   * Every tensor of the encoder by name (the naming scheme of docs/encoder.md and
    * include/posenc.h), copied: { name: { dtype: 'F32', shape, data } }, ready
    * for writeSafetensors().
    */
   tensors() {
     this.#alive('encoder.tensors');
+    checkListable('encoder.tensors', this.#layout);
     const out = {};
     const params = this.#buffers.params.array;
     const head = this.#buffers.head?.array;
@@ -368,5 +369,11 @@ class Encoder {
 export function encoderTensorShapes(options) {
   const fn = 'encoderTensorShapes';
   const c = resolveConfig(fn, readOptions(fn, options, modelSpec));
-  return Object.fromEntries(Array.from(tensorsOf(tensorLayout(fn, c)), (t) => [t.name, t.shape]));
+  // one pass, no list of entries beside the result; each shape its own array (the
+  // layers share their template's)
+  const layout = tensorLayout(fn, c);
+  checkListable(fn, layout);
+  const shapes = {};
+  for (const t of tensorsOf(layout)) shapes[t.name] = [...t.shape];
+  return shapes;
 }
