@@ -1292,9 +1292,10 @@ POSENC_API int posenc_encoder_logits(float *out, size_t out_len, const posenc_en
  * them; keys already cached keep their rotation. posenc does the same when
  * the caller passes, at each call, the frequencies of length + count
  * (posenc_rope_frequencies with seq_len = length + count): the logits are
- * then transformers' KV-cache generation, which from the first length past
- * max_position_embeddings on is not the full pass of the same tokens (that
- * rotates every key with the frequencies of the final length).
+ * then transformers' KV-cache generation. Once the length passes M (dynamic
+ * NTK) or O (LongRoPE, which then takes its long factors), that is not the
+ * full pass of the same tokens, which rotates every key with the frequencies
+ * of the final length; one call with the whole sequence is that full pass.
  */
 
 /*
