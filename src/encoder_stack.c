@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "checked.h"
+#include "fmath.h"
 #include "nn_attend.h"
 #include "nn_kernels.h"
 #include "nn_math.h"
@@ -30,7 +31,8 @@ static int add_mul(size_t *acc, size_t a, size_t b)
 
 /*
  * The query multiplier at position p, in double (posenc.h,
- * posenc_query_scale):
+ * posenc_query_scale), the log posenc's own (src/fmath.h: the same bits in
+ * every build, and no libm tables in the wasm):
  *   LLAMA4      log(floor((p + 1) / floor_scale) + 1) * attn_scale + 1
  *               (transformers modeling_llama4.py Llama4TextAttention, its
  *               attn_temperature_tuning on the NoPE layers)
@@ -40,9 +42,9 @@ static int add_mul(size_t *acc, size_t a, size_t b)
 static double query_scale_at(const posenc_encoder_config *c, double p)
 {
     if (c->query_scale == POSENC_QUERY_SCALE_LLAMA4)
-        return log(floor((p + 1.0) / c->query_floor_scale) + 1.0) * c->query_attn_scale + 1.0;
+        return fmath_log(floor((p + 1.0) / c->query_floor_scale) + 1.0) * c->query_attn_scale + 1.0;
     if (c->query_scale == POSENC_QUERY_SCALE_MINISTRAL3)
-        return 1.0 + c->query_beta * log(1.0 + floor(p / c->query_original_max_position));
+        return 1.0 + c->query_beta * fmath_log(1.0 + floor(p / c->query_original_max_position));
     return 1.0;
 }
 

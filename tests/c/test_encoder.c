@@ -100,9 +100,9 @@ typedef struct ref_cfg {
 static double ref_query_scale(int type, int p)
 {
     if (type == POSENC_QUERY_SCALE_LLAMA4)
-        return log(floor((p + 1) / 2.0) + 1) * 0.5 + 1;
+        return log1p(floor((p + 1) / 2.0)) * 0.5 + 1; /* the argument an integer: exact either way */
     if (type == POSENC_QUERY_SCALE_MINISTRAL3)
-        return 1 + 0.3 * log(1 + floor(p / 2.0));
+        return 1 + 0.3 * log1p(floor(p / 2.0));
     return 1;
 }
 
