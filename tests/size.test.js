@@ -12,7 +12,7 @@ const BASELINE = { posenc: 'dist/posenc-baseline.wasm', 'posenc/encoder': 'dist/
 // gzip level 9 (Node's zlib) of what each entry fetches, as measured when set
 const BUDGETS = {
   posenc: 43898,
-  'posenc/encoder': 67121,
+  'posenc/encoder': 71565, // 67121 before incremental decoding and query scales (decoder.js, src/decoder.c)
 };
 
 test('every public entry has a budget', () => {
