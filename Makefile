@@ -103,7 +103,7 @@ KERNELS   := src/trig.c src/rope_rotate.c src/nn_kernels.c src/nn_attend.c src/n
 EMLINK    := -Oz --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH -sMAXIMUM_MEMORY=4GB \
              -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB -sERROR_ON_UNDEFINED_SYMBOLS=1 -sMALLOC=none
 # The encoder's sources; the default entry's wasm is everything else.
-ENCODER_SRCS := src/encoder.c src/nn_ops.c src/nn_kernels.c src/nn_attend.c src/nn_math.c
+ENCODER_SRCS := src/encoder.c src/encoder_stack.c src/decoder.c src/nn_ops.c src/nn_kernels.c src/nn_attend.c src/nn_math.c
 WASM_SRCS := $(SRCS) src/wasm/malloc.c src/wasm/abi_check.c
 POS_SRCS  := $(filter-out $(ENCODER_SRCS),$(WASM_SRCS))
 simd_objs  = $(1:src/%.c=build/wasm-simd/%.o)
@@ -281,6 +281,7 @@ bench: deps wasm js build/bench/probes.wasm bench-ort
 	$(NODE) bench/run.mjs
 	$(NODE) bench/breakdown.mjs
 	$(NODE) bench/encoder-ort.mjs
+	$(NODE) bench/decode.mjs
 	$(NODE) bench/size.mjs
 	$(NODE) bench/budgets.mjs
 	$(NODE) bench/page-timings.mjs

@@ -1057,6 +1057,33 @@ typedef enum posenc_norm_placement {
 } posenc_norm_placement;
 
 /*
+ * Position-dependent query scales: the query of the token at absolute
+ * position p is multiplied by s(p) after RoPE (as transformers scales its
+ * rotated query states), in every layer; keys and values are not scaled.
+ * s(p) is evaluated in double and rounded once to float (transformers
+ * evaluates it in float32: within an ulp or two), then q * s(p) in float.
+ *
+ *   LLAMA4      s(p) = log(floor((p + 1) / floor_scale) + 1) * attn_scale + 1
+ *               Llama 4's attention temperature tuning of its NoPE layers
+ *               (transformers modeling_llama4.py, Llama4TextAttention with
+ *               attn_temperature_tuning); floor_scale 8192, attn_scale 0.1 by
+ *               default (Llama4TextConfig)
+ *   MINISTRAL3  s(p) = 1 + beta * log(1 + floor(p / original_max_position))
+ *               Ministral 3's llama_4_scaling_beta (modeling_ministral3.py),
+ *               original_max_position = rope_parameters'
+ *               original_max_position_embeddings
+ *
+ * With floor_scale 8192, s(p) = 1 for p < 8191: s(8191) = 1 + 0.1 ln 2.
+ * posenc.queryScalesFromConfig (the JS API) gives the same multipliers from
+ * a config.json.
+ */
+typedef enum posenc_query_scale {
+    POSENC_QUERY_SCALE_NONE = 0,
+    POSENC_QUERY_SCALE_LLAMA4 = 1,
+    POSENC_QUERY_SCALE_MINISTRAL3 = 2
+} posenc_query_scale;
+
+/*
  * posenc_encoder_config: zero means default.
  *   vocab_size, d_model, heads, d_ff  >= 1; d_model a multiple of heads
  *   layers        >= 0
@@ -1080,6 +1107,12 @@ typedef enum posenc_norm_placement {
  *   LEARNED       max_length >= 1: rows of pos_embed.weight; a pass takes
  *                 seq <= max_length tokens
  *   lm_head       a posenc_lm_head (0 = none)
+ *   query_scale   a posenc_query_scale (0 = none), with any positional scheme:
+ *     LLAMA4      query_floor_scale (finite, > 0; 0 = 8192),
+ *                 query_attn_scale (finite; 0 = 0.1)
+ *     MINISTRAL3  query_beta (finite), query_original_max_position (>= 1)
+ *                 s(p) must be a finite float at p = 0 and p =
+ *                 POSENC_POSITION_MAX (then it is at every position)
  * Fields of the other schemes are ignored. New fields are appended, so a
  * zero-initialised struct from an older caller keeps its meaning.
  */
@@ -1109,6 +1142,11 @@ typedef struct posenc_encoder_config {
     int t5_unidirectional;
     size_t max_length;
     int lm_head;
+    int query_scale;
+    double query_floor_scale;
+    double query_attn_scale;
+    double query_beta;
+    double query_original_max_position;
 } posenc_encoder_config;
 
 /*
@@ -1152,8 +1190,8 @@ POSENC_API int posenc_encoder_sizes(const posenc_encoder_config *config, size_t 
  *   x = E[tokens] * embed_scale (+ PE if SINUSOIDAL) (+ P[s] if LEARNED)
  *       (+ L[language])
  *   each layer, with MHA = posenc_attention on x W_q^T + b_q, ... (q and k
- *   rotated if ROPE; the ALiBi or T5 bias added to the scores), output
- *   projection W_o, and FF = posenc_feed_forward:
+ *   rotated if ROPE, then q scaled if query_scale; the ALiBi or T5 bias added
+ *   to the scores), output projection W_o, and FF = posenc_feed_forward:
  *     PRE:   x = x + MHA(LN1(x));   x = x + FF(LN2(x))
  *     POST:  x = LN1(x + MHA(x));   x = LN2(x + FF(x))
  *   final_norm: x = LN(x)
@@ -1206,6 +1244,106 @@ POSENC_API int posenc_encoder_logits(float *out, size_t out_len, const posenc_en
                                      size_t seq, const int32_t *key_mask, int causal,
                                      int32_t language, float *attention, size_t attention_len,
                                      float *work, size_t work_len);
+
+/*
+ * Incremental decoding with a KV cache: the next-token logits of a causal
+ * language model (an encoder config with an LM head) after each token, at
+ * O(length) per token instead of O(length^2) for the whole prefix again.
+ *
+ * The cache holds every layer's keys and values of the tokens fed so far,
+ * as posenc_encoder_logits(causal = 1) computes them, caller-owned:
+ *
+ *   cache [layers][2][max_length][d_model], d = d_model, M = max_length:
+ *
+ *   | layer 0: K[0] K[1] .. K[M-1] | V[0] .. V[M-1] | layer 1: K[0] .. | ..
+ *              ^ row p: the key of the token at position p, all heads
+ *                [h0: head_dim | h1: head_dim | ..], stored as attention
+ *                reads it: rotated at p under ROPE (never scaled)
+ *
+ *   cache_len = layers * 2 * max_length * d_model floats
+ *
+ * A sequence starts with length = 0. posenc_decoder_feed appends `count`
+ * tokens at positions [length, length + count) (a prompt, then one token at
+ * a time) and writes the logits after the last of them; the caller then
+ * passes length + count. Rows >= length are free space: a call that fails
+ * leaves rows < length as they were, so the sequence goes on.
+ *
+ * Each scheme, for a new token at position i attending to the cached keys
+ * j <= i (the causal mask is implied: decoding is causal):
+ *   NONE        nothing positional
+ *   SINUSOIDAL  x = E[t] * embed_scale + PE(i)
+ *   LEARNED     x = E[t] * embed_scale + pos_embed[i]  (i < config max_length)
+ *   ROPE        the new query and key rotated at i with config->rope_inv_freq
+ *               as passed to this call; cached keys keep the rotation they
+ *               were stored with
+ *   ALIBI, T5   the bias row of query i against keys 0 .. i, the causal
+ *               form's (-m_h (i - j); T5's bucket(j - i), bidirectional or
+ *               not as t5_unidirectional says)
+ *   query_scale q multiplied by s(i)
+ * With fixed frequencies, the logits after each feed equal row length +
+ * count - 1 of posenc_encoder_logits(causal = 1) on the whole sequence, to
+ * ~1e-6 relative (RoPE and sinusoidal tables compute a call's first row
+ * directly and step from there: the last bits may differ; tested to 1e-5).
+ *
+ * Frequencies that depend on the sequence length (dynamic NTK, LongRoPE):
+ * transformers' generate recomputes them at each forward call from seq_len =
+ * the length after the call's tokens (modeling_rope_utils.py
+ * dynamic_rope_update), and rotates only the call's new queries and keys with
+ * them; keys already cached keep their rotation. posenc does the same when
+ * the caller passes, at each call, the frequencies of length + count
+ * (posenc_rope_frequencies with seq_len = length + count): the logits are
+ * then transformers' KV-cache generation. Once the length passes M (dynamic
+ * NTK) or O (LongRoPE, which then takes its long factors), that is not the
+ * full pass of the same tokens, which rotates every key with the frequencies
+ * of the final length; one call with the whole sequence is that full pass.
+ */
+
+/*
+ * posenc_decoder_sizes: the floats of the KV cache for sequences of up to
+ * max_length tokens, and of the workspace posenc_decoder_feed needs to append
+ * up to max_feed tokens in one call (the longest prompt; 1 for generation
+ * alone). Nothing is allocated.
+ *
+ *   config      as posenc_encoder_forward, with an LM head (OWN or TIED)
+ *   max_length  1 .. POSENC_POSITION_MAX + 1; LEARNED: <= config max_length
+ *   max_feed    1 .. max_length
+ *   cache_len   layers * 2 * max_length * d_model
+ *   work_len    3 f d + f max(d, d_ff) + min(4, f) M  (+ heads M for ALIBI
+ *               and T5: the bias rows), f = max_feed, M = max_length,
+ *               d = d_model
+ */
+POSENC_API int posenc_decoder_sizes(const posenc_encoder_config *config, size_t max_length, size_t max_feed,
+                                    size_t *cache_len, size_t *work_len);
+
+/*
+ * posenc_decoder_feed: appends tokens[0 .. count) at positions [length,
+ * length + count) to the cache and writes logits [vocab_size], the
+ * next-token logits after the last of them (row length + count - 1 of
+ * posenc_encoder_logits, formula above). Cost: count new rows through every
+ * layer, each attending to length + count keys.
+ *
+ *   logits      logits_len >= vocab_size
+ *   config, params, params_len   as posenc_encoder_logits (an LM head)
+ *   cache       cache_len >= the size query's for max_length (NULL when
+ *               that is 0: no layers); rows < length hold the sequence so far
+ *   max_length  the cache's rows per layer, as in the size query
+ *   length      tokens already cached, <= max_length
+ *   count       >= 1; length + count <= max_length, else
+ *               POSENC_ERR_BUFFER_TOO_SMALL (the cache is full); LEARNED:
+ *               length + count <= config max_length, else
+ *               POSENC_ERR_INVALID_ARGUMENT (no position row past it)
+ *   tokens      count ids in [0, vocab_size)
+ *   language    -1: none; else a row < languages (every token of a sequence
+ *               normally takes the same)
+ *   work        work_len >= the size query's for (max_length, count)
+ *   logits, cache and work are written while params, tokens and
+ *   rope_inv_freq are read: none of the three may overlap another or those
+ *   (POSENC_ERR_INVALID_ARGUMENT).
+ */
+POSENC_API int posenc_decoder_feed(float *logits, size_t logits_len, const posenc_encoder_config *config,
+                                   const float *params, size_t params_len, float *cache, size_t cache_len,
+                                   size_t max_length, size_t length, const int32_t *tokens, size_t count,
+                                   int32_t language, float *work, size_t work_len);
 
 #ifdef __cplusplus
 }

@@ -267,6 +267,7 @@ test('attention: causal or not, bias, key mask, probabilities kept or not: ident
 });
 
 /** posenc_encoder_config (include/posenc.h) at its wasm32 layout, read off the header (build/abi.js). */
+const CONFIG_BYTES = CONFIG.bytes;
 function encoderConfig(c) {
   const view = new DataView(new ArrayBuffer(CONFIG.bytes));
   const setter = { u32: 'setUint32', i32: 'setInt32', ptr: 'setUint32', f64: 'setFloat64' };
@@ -287,9 +288,9 @@ test.each([
     const sizes = (e) => {
       // the config points at the frequencies: both live in one buffer
       const [bytes] = runBuffers(e, [], [8], (x, pSizes) => {
-        const pc = x.malloc(128 + invFreq.byteLength);
-        new Uint8Array(x.memory.buffer, pc, 128).set(encoderConfig({ ...cfg, rope_inv_freq: pc + 128 }));
-        new Float64Array(x.memory.buffer, pc + 128, invFreq.length).set(invFreq);
+        const pc = x.malloc(CONFIG_BYTES + invFreq.byteLength);
+        new Uint8Array(x.memory.buffer, pc, CONFIG_BYTES).set(encoderConfig({ ...cfg, rope_inv_freq: pc + CONFIG_BYTES }));
+        new Float64Array(x.memory.buffer, pc + CONFIG_BYTES, invFreq.length).set(invFreq);
         const status = x.posenc_encoder_sizes(pc, S, pSizes, pSizes + 4);
         x.free(pc);
         return status;
@@ -299,9 +300,9 @@ test.each([
     const [pl, wl] = sizes(simd);
     expect(sizes(base)).toEqual([pl, wl]);
     const params = noise(pl, 0.4, 10 + positional);
-    const [logits, attention] = sameBuffers([params, tokens, mask], [S * V * 4, L * H * S * S * 4, wl * 4, 128 + invFreq.byteLength], (e, pp, pt, pm, pout, patt, pwork, pc) => {
-      new Uint8Array(e.memory.buffer, pc, 128).set(encoderConfig({ ...cfg, rope_inv_freq: pc + 128 }));
-      new Float64Array(e.memory.buffer, pc + 128, invFreq.length).set(invFreq);
+    const [logits, attention] = sameBuffers([params, tokens, mask], [S * V * 4, L * H * S * S * 4, wl * 4, CONFIG_BYTES + invFreq.byteLength], (e, pp, pt, pm, pout, patt, pwork, pc) => {
+      new Uint8Array(e.memory.buffer, pc, CONFIG_BYTES).set(encoderConfig({ ...cfg, rope_inv_freq: pc + CONFIG_BYTES }));
+      new Float64Array(e.memory.buffer, pc + CONFIG_BYTES, invFreq.length).set(invFreq);
       const status = e.posenc_encoder_logits(pout, S * V, pc, pp, pl, pt, S, pm, causal, -1, patt, L * H * S * S, pwork, wl);
       new Uint8Array(e.memory.buffer, pwork, wl * 4).fill(0); // the workspace is scratch: not compared
       return status;
@@ -309,6 +310,36 @@ test.each([
     expect(new Float32Array(logits.buffer, logits.byteOffset, S * V).every(Number.isFinite)).toBe(true);
     expect(attention.length).toBe(L * H * S * S * 4);
   }
+});
+
+test.each([
+  ['none', 0], ['sinusoidal', 1], ['rope', 2], ['alibi', 3], ['t5', 4], ['learned', 5],
+])('the decoder (%s): a prompt then one token at a time, logits and the cache identical; query scales', (name, positional) => {
+  const [V, D, H, FF, L, M] = [18, 24, 3, 40, 2, 26];
+  const HD = D / H;
+  const invFreq = Float64Array.from({ length: HD / 2 }, (_, k) => Math.pow(10000, (-2 * k) / HD));
+  const cfg = {
+    vocab_size: V, d_model: D, heads: H, d_ff: FF, layers: L, positional, norm: positional % 2, activation: positional % 3, final_norm: 1, lm_head: 1,
+    max_length: M, query_scale: 1 + (positional % 2), query_floor_scale: 3, query_attn_scale: 0.5, query_beta: 0.4, query_original_max_position: 5,
+  };
+  const tokens = Int32Array.from({ length: M }, (_, i) => (i * 5 + 1) % V);
+  const [pl] = [L * (4 * (D * D + D) + 4 * D + 2 * FF * D + FF + D) + V * D + 2 * D + V * D + (positional === 5 ? M * D : 0) + (positional === 4 ? 32 * H : 0)];
+  const params = noise(pl, 0.4, 20 + positional);
+  const cacheLen = L * 2 * M * D;
+  const workLen = 3 * 8 * D + 8 * FF + 4 * M + H * M;
+  // the prompt of 8, then one token at a time: every step's logits, and the whole cache at the end
+  const [steps, cache] = sameBuffers([params, tokens], [(M - 7) * V * 4, cacheLen * 4, workLen * 4, CONFIG_BYTES + invFreq.byteLength], (e, pp, pt, pout, pcache, pwork, pc) => {
+    new Uint8Array(e.memory.buffer, pc, CONFIG_BYTES).set(encoderConfig({ ...cfg, rope_inv_freq: pc + CONFIG_BYTES }));
+    new Float64Array(e.memory.buffer, pc + CONFIG_BYTES, invFreq.length).set(invFreq);
+    let status = e.posenc_decoder_feed(pout, V, pc, pp, pl, pcache, cacheLen, M, 0, pt, 8, -1, pwork, workLen);
+    for (let p = 8; p < M && status === 0; p++) {
+      status = e.posenc_decoder_feed(pout + (p - 7) * V * 4, V, pc, pp, pl, pcache, cacheLen, M, p, pt + 4 * p, 1, -1, pwork, workLen);
+    }
+    new Uint8Array(e.memory.buffer, pwork, workLen * 4).fill(0); // scratch: not compared
+    return status;
+  });
+  expect(new Float32Array(steps.buffer, steps.byteOffset, (M - 7) * V).every(Number.isFinite)).toBe(true);
+  expect(new Float32Array(cache.buffer, cache.byteOffset, cacheLen).every(Number.isFinite)).toBe(true);
 });
 
 test("init({ simd: false }) loads the baseline build through the public API, same values", async () => {

@@ -107,10 +107,13 @@ function typeDocs(typeText, texts) {
   return docs;
 }
 
-/** The type text of parameter `param` of the `overload`-th declaration of function `fn`. */
-function parameterText(text, fn, param, overload) {
-  const matches = [...text.matchAll(new RegExp(`export function ${fn}\\b`, 'g'))];
-  if (!matches[overload]) throw new Error(`declarations: no overload ${overload} of ${fn}`);
+/**
+ * The type text of parameter `param` of the `overload`-th declaration that
+ * `head` (a RegExp source: 'export function name', a method's name) starts.
+ */
+function parameterText(text, head, param, overload) {
+  const matches = [...text.matchAll(new RegExp(`${head}(?=[<(])`, 'g'))];
+  if (!matches[overload]) throw new Error(`declarations: no overload ${overload} of ${head}`);
   let i = matches[overload].index + matches[overload][0].length;
   if (text[i] === '<') i = closing(text, i) + 1;
   const list = text.slice(i + 1, closing(text, i));
@@ -124,20 +127,24 @@ function parameterText(text, fn, param, overload) {
   }
   params.push(current);
   const declared = params[param];
-  if (declared === undefined) throw new Error(`declarations: ${fn} has no parameter ${param}`);
+  if (declared === undefined) throw new Error(`declarations: ${head} has no parameter ${param}`);
   return declared.slice(declared.indexOf(':') + 1);
 }
 
 /**
  * The comments of a declared options type, by option name. `scope` is
- * { type } (an interface), { fn, param, overload } (a parameter's type) or
- * { union } (a tagged union: tag -> { docs, doc }, doc the member's comment).
+ * { type } (an interface), { fn, param, overload } (a parameter's type),
+ * { method: [interface, name], param } (a method's parameter) or { union } (a tagged union: tag -> { docs, doc }, doc the member's comment).
  * `base` is the text of posenc.d.ts, whose names encoder.d.ts imports.
  */
 export function declaredDocs(text, scope, base) {
   const texts = [text, base];
   if (scope.type) return typeDocs(scope.type, texts);
-  if (scope.fn) return typeDocs(parameterText(text, scope.fn, scope.param, scope.overload ?? 0), texts);
+  if (scope.fn) return typeDocs(parameterText(text, `export function ${scope.fn}`, scope.param, scope.overload ?? 0), texts);
+  if (scope.method) {
+    const [iface, name] = scope.method;
+    return typeDocs(parameterText(interfaceText(text, iface).body, `(?<![\\w.])${name}`, scope.param, 0), texts);
+  }
   const at = new RegExp(`export type ${scope.union} =`).exec(text);
   const members = new Map();
   let pending = '';

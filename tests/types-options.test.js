@@ -28,8 +28,9 @@ import { slopesSpec, biasSpec } from '../src/js/alibi.js';
 import { t5BucketsSpec, t5BiasSpec, debertaSpec } from '../src/js/buckets.js';
 import { configSpec } from '../src/js/config/rope-config.js';
 import { spec as queryScalesSpec } from '../src/js/config/query-scales.js';
-import { createSpec, modelSpec, POSITIONAL } from '../src/js/encoder/options.js';
-import { forwardSpec } from '../src/js/encoder/encoder.js';
+import { createSpec, modelSpec, POSITIONAL, QUERY_SCALES } from '../src/js/encoder/options.js';
+import { forwardSpec, generateSpec } from '../src/js/encoder/encoder.js';
+import { decoderSpec, feedSpec } from '../src/js/encoder/decoder.js';
 import { softmaxSpec } from '../src/js/encoder/softmax.js';
 import { previousSpec } from '../src/js/encoder/previous-token-head.js';
 import { writeSpec } from '../src/js/encoder/safetensors.js';
@@ -43,8 +44,9 @@ const TEXT = {
 };
 
 // Where each spec is declared: { entry, spec, type } with type a declared
-// interface, or { fn, param, overload } for a function's inline parameter
-// type (overload: which of its signatures, 0 = the first).
+// interface, { fn, param, overload } for a function's inline parameter type
+// (overload: which of its signatures, 0 = the first), or { method: [interface,
+// name], param } for a method's.
 const DECLARED = {
   init: { entry: 'posenc', spec: initSpec, fn: 'init', param: 0 },
   'init (posenc/encoder)': { entry: 'encoder', spec: initSpec, fn: 'init', param: 0 },
@@ -72,6 +74,9 @@ const DECLARED = {
   createEncoder: { entry: 'encoder', spec: createSpec, type: 'EncoderOptions', optionalInFile: ['vocabSize', 'dModel', 'heads', 'dFF', 'layers'] },
   encoderTensorShapes: { entry: 'encoder', spec: modelSpec, type: 'EncoderShapeOptions' },
   'forward, pool, logits, classify': { entry: 'encoder', spec: forwardSpec, type: 'ForwardOptions<Float32Array>' },
+  'encoder.decoder': { entry: 'encoder', spec: decoderSpec, method: ['Encoder', 'decoder'], param: 0 },
+  'encoder.generate': { entry: 'encoder', spec: generateSpec, method: ['Encoder', 'generate'], param: 1 },
+  'decoder.feed': { entry: 'encoder', spec: feedSpec, method: ['Decoder', 'feed'], param: 1 },
   softmax: { entry: 'encoder', spec: softmaxSpec, fn: 'softmax', param: 1 },
   previousTokenHead: { entry: 'encoder', spec: previousSpec, fn: 'previousTokenHead', param: 1 },
   writeSafetensors: { entry: 'encoder', spec: writeSpec, fn: 'writeSafetensors', param: 1 },
@@ -80,6 +85,7 @@ const DECLARED = {
 const TAGGED = {
   RopeScaling: { entry: 'posenc', specs: SCALING },
   Positional: { entry: 'encoder', specs: POSITIONAL },
+  QueryScale: { entry: 'encoder', specs: QUERY_SCALES },
 };
 
 const isPrimitive = (v) => ['number', 'string', 'boolean'].includes(typeof v);
@@ -92,6 +98,7 @@ const union = (names) => (names.length ? names.map((n) => JSON.stringify(n)).joi
 function typeExpression(d) {
   const ns = d.entry === 'posenc' ? 'P' : 'E';
   if (d.type) return `${ns}.${d.type}`;
+  if (d.method) return `NonNullable<Parameter<Overload<${ns}.${d.method[0]}[${JSON.stringify(d.method[1])}], 0>, ${d.param}>>`;
   return `NonNullable<Parameter<Overload<typeof ${ns}.${d.fn}, ${d.overload ?? 0}>, ${d.param}>>`;
 }
 
@@ -135,7 +142,7 @@ function allAssertions() {
   const lines = [];
   for (const [name, d] of Object.entries(DECLARED)) lines.push(...assertionsFor(name, d.spec, typeExpression(d), d));
   for (const [alias, t] of Object.entries(TAGGED)) {
-    lines.push([`${alias}: its members' types are the spec's`, `Expect<Equal<${alias === 'RopeScaling' ? 'P' : 'E'}.${alias}['type'], ${union(Object.keys(t.specs))}>>`]);
+    lines.push([`${alias}: its members' types are the spec's`, `Expect<Equal<${t.entry === 'posenc' ? 'P' : 'E'}.${alias}['type'], ${union(Object.keys(t.specs))}>>`]);
     for (const [tag, spec] of Object.entries(t.specs)) {
       lines.push(...assertionsFor(`${alias} '${tag}'`, spec, memberType(t.entry, alias, tag), { without: ['type'] }));
     }
@@ -210,7 +217,8 @@ function defaultProblems(name, spec, docs, sharedDoc = '') {
 }
 
 test.each(Object.entries(DECLARED))("%s: each default in the declaration's comments is the spec's", (name, d) => {
-  const docs = declaredDocs(TEXT[d.entry], d.type ? { type: d.type } : { fn: d.fn, param: d.param, overload: d.overload ?? 0 }, TEXT.posenc);
+  const scope = d.type ? { type: d.type } : d.method ? { method: d.method, param: d.param } : { fn: d.fn, param: d.param, overload: d.overload ?? 0 };
+  const docs = declaredDocs(TEXT[d.entry], scope, TEXT.posenc);
   expect(defaultProblems(name, d.spec, docs)).toEqual([]);
 });
 

@@ -13,6 +13,7 @@ void test_rope(void);
 void test_rope_axes(void);
 void test_biases(void);
 void test_encoder(void);
+void test_decoder(void);
 void test_hardening(void);
 void test_aliasing(void);
 void test_anchors(void);
@@ -28,6 +29,7 @@ int main(void)
     test_rope_axes();
     test_biases();
     test_encoder();
+    test_decoder();
     test_hardening();
     test_aliasing();
     test_anchors();

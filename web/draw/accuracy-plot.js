@@ -12,9 +12,10 @@ export const RADIUS = 3.5; // CSS px
 
 /**
  * ns: the n values; series: [{ label, color, values: (number | undefined)[] per n, dash?, markers? }];
- * trainMax: the last trained n; chance: the chance level. Returns { plot (device px), xAt(i), xOf(px) (CSS px) }.
+ * trainMax: the last trained n; chance: the chance level; yLabel: the score (default 'token accuracy').
+ * Returns { plot (device px), xAt(i), xOf(px) (CSS px) }.
  */
-export function drawAccuracy(ctx, t, size, { ns, series, trainMax, chance, title }) {
+export function drawAccuracy(ctx, t, size, { ns, series, trainMax, chance, title, yLabel = 'token accuracy' }) {
   const { width, height, dpr } = size;
   const narrow = width < 480;
   ctx.save();
@@ -81,7 +82,7 @@ export function drawAccuracy(ctx, t, size, { ns, series, trainMax, chance, title
   ctx.textBaseline = 'middle';
   ctx.fillText(narrow ? `trained n ≤ ${trainMax}` : `trained on n ≤ ${trainMax}`, css.x + 4, yAt(0.5));
 
-  // lines, then every disk over them
+  // the lines, clipped to the plot (the disks come after the axes)
   ctx.beginPath();
   ctx.rect(css.x, css.y, css.w, css.h);
   ctx.clip();
@@ -101,6 +102,17 @@ export function drawAccuracy(ctx, t, size, { ns, series, trainMax, chance, title
     ctx.stroke();
   }
   ctx.setLineDash([]);
+  ctx.restore();
+
+  drawAxes(ctx, t, css, {
+    title,
+    x: { ticks: ns.map((_, i) => i), at: xAt, format: (i) => String(ns[i]), label: narrow ? 'n, the symbols to copy' : 'n, the symbols to copy (a sequence is 2n + 2 tokens)' },
+    y: { ticks: yTicks, at: yAt, format: (v) => `${Math.round(v * 100)}%`, label: yLabel, labelGap: narrow ? 42 : 46 },
+  });
+
+  // every disk over the lines and the axes, unclipped: a score of exactly 0 (greedy exact
+  // match far out) sits on the bottom edge, over the x axis' ticks
+  ctx.save();
   for (const s of series) {
     if (s.markers === false) continue;
     s.values.forEach((v, i) => {
@@ -116,12 +128,6 @@ export function drawAccuracy(ctx, t, size, { ns, series, trainMax, chance, title
     });
   }
   ctx.restore();
-
-  drawAxes(ctx, t, css, {
-    title,
-    x: { ticks: ns.map((_, i) => i), at: xAt, format: (i) => String(ns[i]), label: narrow ? 'n, the symbols to copy' : 'n, the symbols to copy (a sequence is 2n + 2 tokens)' },
-    y: { ticks: yTicks, at: yAt, format: (v) => `${Math.round(v * 100)}%`, label: 'token accuracy', labelGap: narrow ? 42 : 46 },
-  });
 
   // the legend
   ctx.save();

@@ -6,10 +6,15 @@
 import { EVAL_NS } from '../models/copy-task.js';
 import { sequencesAt } from './copy-models.js';
 
+/** What each measure of a point holds: teacher-forced scores, or greedy exact match. */
+const FIELDS = { token: 'tokenAccuracy', greedy: 'greedyExactMatch' };
+
 /**
- * series: [{ key, scheme, scaling }]; onUpdate() runs after every result.
- * Returns { want(series, perN), points(key) -> Map(n -> { tokenAccuracy, exactMatch, count }),
- *           progress: { done, total, kept, ms, doneAt, finished }, error, workers }.
+ * series: [{ key, scheme, scaling }]; measures: ['token'] (teacher-forced),
+ * ['greedy'] (greedy exact match), or both; onUpdate() runs after every result.
+ * Returns { want(series, perN, measures), points(key) -> Map(n -> { count, tokenAccuracy?,
+ *           exactMatch?, greedyExactMatch? }), progress: { done, total, kept, ms, doneAt, finished },
+ *           error, workers }.
  */
 export function createEvaluator(onUpdate) {
   // Two workers where there are two cores or more: the points split between them by their
@@ -27,8 +32,8 @@ export function createEvaluator(onUpdate) {
     progress: { done: 0, total: 0, kept: 0, ms: null, doneAt: null, finished: false },
     error: null,
     points: (key) => store.get(key)?.points ?? new Map(),
-    want(series, perN) {
-      const sig = JSON.stringify([series, perN]);
+    want(series, perN, measures = ['token']) {
+      const sig = JSON.stringify([series, perN, measures]);
       if (sig === wanted) return;
       wanted = sig;
       const tasks = [];
@@ -36,10 +41,14 @@ export function createEvaluator(onUpdate) {
         const own = JSON.stringify([s.scheme, s.scaling, perN]);
         if (store.get(s.key)?.sig !== own) store.set(s.key, { sig: own, points: new Map() });
         const have = store.get(s.key).points;
-        for (const n of EVAL_NS) if (!have.has(n)) tasks.push({ key: s.key, scheme: s.scheme, scaling: s.scaling, n, count: sequencesAt(n, perN) });
+        for (const measure of measures) {
+          for (const n of EVAL_NS) {
+            if (have.get(n)?.[FIELDS[measure]] === undefined) tasks.push({ key: s.key, scheme: s.scheme, scaling: s.scaling, n, count: sequencesAt(n, perN), measure });
+          }
+        }
       }
       for (const key of store.keys()) if (!series.some((s) => s.key === key)) store.delete(key);
-      const total = series.length * EVAL_NS.length;
+      const total = series.length * EVAL_NS.length * measures.length;
       // kept: points still valid from earlier settings, not scored again
       ev.progress = { done: total - tasks.length, total, kept: total - tasks.length, ms: null, doneAt: null, finished: false };
       ev.error = crashed;
@@ -59,7 +68,11 @@ export function createEvaluator(onUpdate) {
         ev.progress = { ...ev.progress, ms: now - started, doneAt: now, finished: true };
       }
     } else {
-      store.get(data.key)?.points.set(data.n, { tokenAccuracy: data.tokenAccuracy, exactMatch: data.exactMatch, count: data.count });
+      const points = store.get(data.key)?.points;
+      if (points) {
+        const scores = data.measure === 'greedy' ? { greedyExactMatch: data.greedyExactMatch } : { tokenAccuracy: data.tokenAccuracy, exactMatch: data.exactMatch };
+        points.set(data.n, { ...points.get(data.n), count: data.count, ...scores });
+      }
       ev.progress = { ...ev.progress, done: ev.progress.done + 1 };
     }
     onUpdate();

@@ -4,11 +4,16 @@
 // draws the curves as they grow and stays responsive. A new job replaces the
 // current one between two points (the page's controls cancel stale work).
 //
-// Messages in:  { id, tasks: [{ key, scheme, scaling, n, count }] }
-// Messages out: { id, key, n, count, tokenAccuracy, exactMatch } per point,
+// A point is teacher-forced (measure 'token': token accuracy and exact match
+// from one causal pass per sequence) or greedy (measure 'greedy': greedy exact
+// match, each sequence generated with the KV cache, encoder.generate).
+//
+// Messages in:  { id, tasks: [{ key, scheme, scaling, n, count, measure }] }
+// Messages out: { id, key, n, count, measure, tokenAccuracy, exactMatch } or
+//               { id, key, n, count, measure, greedyExactMatch } per point,
 //               { id, finished: true } at the end, { id, error } on failure.
 import * as posenc from '../dist/encoder.mjs';
-import { copyAccuracy } from '../models/copy-task.js';
+import { copyAccuracy, copyGreedy } from '../models/copy-task.js';
 import { SCHEMES, loadModel, modelOptions } from './copy-models.js';
 
 const ready = posenc.init();
@@ -48,8 +53,10 @@ async function run() {
         const task = j.tasks[j.next];
         const encoder = await encoderFor(task);
         if (job === j) {
-          const r = copyAccuracy((tokens) => encoder.logits(tokens, { causal: true }), task.n, task.count);
-          postMessage({ id: j.id, key: task.key, n: task.n, count: task.count, ...r });
+          const r = task.measure === 'greedy'
+            ? copyGreedy((prompt, n) => encoder.generate(prompt, { maxNewTokens: n }), task.n, task.count)
+            : copyAccuracy((tokens) => encoder.logits(tokens, { causal: true }), task.n, task.count);
+          postMessage({ id: j.id, key: task.key, n: task.n, count: task.count, measure: task.measure, ...r });
           if (++j.next === j.tasks.length) {
             if (job === j) job = null;
             postMessage({ id: j.id, finished: true });

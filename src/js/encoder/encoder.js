@@ -5,13 +5,14 @@
 import { describe, fail, isPlainObject } from '../core/describe.js';
 import { WasmArray, allocateFor, countOf, heapCall } from '../core/heap.js';
 import { wasm } from '../core/instance.js';
-import { boolean, elementCount, integer, later, readOptions, typedArray } from '../core/options.js';
+import { INT32_MAX, boolean, elementCount, integer, later, readOptions, typedArray } from '../core/options.js';
 import { setInto } from '../core/typed.js';
 import { checkListable, tensorLayout, tensorsOf } from './layout.js';
 import { CONFIG_WORDS, nativeSizes, writeConfig } from './native-config.js';
 import {
   CONFIG_METADATA_KEY, deepFreeze, deepSnapshot, modelSpec, readCreateOptions, readMask, readTokens, resolveConfig, ropeFrequenciesFor,
 } from './options.js';
+import { Decoder, argmax, readDecoderOptions } from './decoder.js';
 import { MAX_HEADER_BYTES, headerBytes, writeSafetensors } from './safetensors.js';
 import { readWeights } from './weights.js';
 
@@ -52,6 +53,9 @@ export const forwardSpec = {
   out: typedArray('float32', { optional: true }),
 };
 
+/** encoder.generate()'s options (language is checked against the encoder's languages). */
+export const generateSpec = { maxNewTokens: integer(0, INT32_MAX), language: later({ optional: true }) };
+
 /**
  * A tiny encoder created by createEncoder. Its methods are synchronous and
  * copy their results out of wasm memory. dispose() frees its wasm memory.
@@ -62,6 +66,7 @@ class Encoder {
   #buffers = {}; // name -> WasmArray: params, head, config, invFreq, sizes, hidden, work, attention, ...
   #invFreqSeq = -1; // the sequence length the RoPE frequencies were computed for
   #last = null; // { seq, mask } of the last forward pass
+  #decoders = new Set(); // live decoders: they read params, so they go when the encoder goes
   #disposed = false;
 
   /** @internal use createEncoder() */
@@ -224,6 +229,82 @@ class Encoder {
     return this.#copyOut(fn, 'lmLogits', outCount, o.out);
   }
 
+  /**
+   * A decoder for incremental decoding with a KV cache (include/posenc.h,
+   * posenc_decoder_feed): decoder.feed(prompt), then decoder.feed(token)
+   * after each new token, each returning the next-token logits at O(length)
+   * per token. Needs an LM head. The decoder holds wasm memory until its
+   * dispose() (or the encoder's).
+   * @param {{ maxLength?: number, language?: number }} [options]
+   *   maxLength: the most tokens the sequence may hold (default: positional.maxLength
+   *   for 'learned', else 2^31; the cache grows with the sequence, doubling);
+   *   language: a row of language_embed added to every token
+   * @returns {Decoder}
+   */
+  decoder(options = {}) {
+    const fn = 'encoder.decoder';
+    this.#alive(fn);
+    const c = this.#config;
+    if (!c.lmHead) throw new Error(`posenc.${fn}: the encoder has no LM head (create it with lmHead: true and an lm_head.weight tensor, or tieEmbeddings: true)`);
+    return this.#decoder(readDecoderOptions(fn, options, c));
+  }
+
+  #decoder(o) {
+    const model = {
+      config: this.#config,
+      paramsLength: this.#layout.paramsLength,
+      params: (at) => {
+        if (this.#disposed) throw new Error(`posenc.${at}: the encoder was disposed (its decoders with it)`);
+        return this.#buffers.params;
+      },
+      forget: (d) => this.#decoders.delete(d),
+    };
+    const d = new Decoder(model, o);
+    this.#decoders.add(d);
+    return d;
+  }
+
+  /**
+   * Greedy generation with a KV cache: feeds the prompt, then each chosen
+   * token, and returns the maxNewTokens new tokens, each the largest logit
+   * (the first of equal ones, as torch.argmax) after the tokens before it.
+   * Equal to taking the argmax of logits(tokens, { causal: true }) at the last
+   * position and appending it, maxNewTokens times, at O(length) per token.
+   * @param {Int32Array | number[]} prompt ids in [0, vocabSize), at least one
+   * @param {{ maxNewTokens: number, language?: number }} options
+   * @returns {Int32Array}
+   */
+  generate(prompt, options) {
+    const fn = 'encoder.generate';
+    this.#alive(fn);
+    const c = this.#config;
+    if (!c.lmHead) throw new Error(`posenc.${fn}: the encoder has no LM head (create it with lmHead: true and an lm_head.weight tensor, or tieEmbeddings: true)`);
+    const ids = readTokens(fn, prompt, c.vocabSize);
+    const o = readOptions(fn, options, generateSpec);
+    const out = new Int32Array(o.maxNewTokens);
+    if (o.maxNewTokens === 0) return out;
+    // the last new token is never fed back: the sequence holds prompt + maxNewTokens - 1 tokens
+    const length = ids.length + o.maxNewTokens - 1;
+    const p = c.positional;
+    if (p.type === 'learned' && length > p.maxLength) {
+      throw new RangeError(
+        `posenc.${fn}: prompt.length + maxNewTokens - 1 must be at most positional.maxLength = ${p.maxLength} (learned positions stop there), got ${ids.length} + ${o.maxNewTokens} - 1 = ${length}`,
+      );
+    }
+    if (length > INT32_MAX + 1) throw new RangeError(`posenc.${fn}: prompt.length + maxNewTokens - 1 must be at most ${INT32_MAX + 1} positions, got ${length}`);
+    const d = this.#decoder(readDecoderOptions(fn, { maxLength: length, language: o.language }, c));
+    try {
+      let logits = d.feed(ids);
+      for (let i = 0; i < o.maxNewTokens; i++) {
+        out[i] = argmax(logits);
+        if (i + 1 < o.maxNewTokens) logits = d.feed(out[i], { out: logits });
+      }
+    } finally {
+      d.dispose();
+    }
+    return out;
+  }
+
   #copyOut(fn, name, n, out) {
     const view = this.#buffers[name].array.subarray(0, n);
     if (out === undefined) return view.slice();
@@ -351,13 +432,14 @@ class Encoder {
     return writeSafetensors(this.tensors(), { metadata });
   }
 
-  /** Frees the encoder's wasm memory; later calls throw. Calling it again does nothing. */
+  /** Frees the encoder's wasm memory, its decoders' too; later calls throw. Calling it again does nothing. */
   dispose() {
+    this.#disposed = true;
+    for (const d of [...this.#decoders]) d.dispose();
     for (const [name, b] of Object.entries(this.#buffers)) {
       if (b && !b.freed) b.free();
       this.#buffers[name] = null;
     }
-    this.#disposed = true;
   }
 }
 
