@@ -1293,9 +1293,13 @@ POSENC_API int posenc_encoder_logits(float *out, size_t out_len, const posenc_en
  * the caller passes, at each call, the frequencies of length + count
  * (posenc_rope_frequencies with seq_len = length + count): the logits are
  * then transformers' KV-cache generation. Once the length passes M (dynamic
- * NTK) or O (LongRoPE, which then takes its long factors), that is not the
- * full pass of the same tokens, which rotates every key with the frequencies
- * of the final length; one call with the whole sequence is that full pass.
+ * NTK), that is not the full pass of the same tokens, which rotates every key
+ * with the frequencies of the final length; one call with the whole sequence
+ * is that full pass. The LongRoPE models (Phi-3 and its kin) drop the cache
+ * when the sequence first passes O and feed it whole again
+ * (prepare_inputs_for_generation), so that every key takes the long factors:
+ * a caller does that with one call at length 0 (posenc/encoder's decoder
+ * does).
  */
 
 /*
@@ -1328,8 +1332,9 @@ POSENC_API int posenc_decoder_sizes(const posenc_encoder_config *config, size_t 
  *               that is 0: no layers); rows < length hold the sequence so far
  *   max_length  the cache's rows per layer, as in the size query
  *   length      tokens already cached, <= max_length
- *   count       >= 1; length + count <= max_length, else
- *               POSENC_ERR_BUFFER_TOO_SMALL (the cache is full); LEARNED:
+ *   count       1 .. max_length (else POSENC_ERR_INVALID_ARGUMENT, as
+ *               max_feed of the size query); length + count <= max_length,
+ *               else POSENC_ERR_BUFFER_TOO_SMALL (the cache is full); LEARNED:
  *               length + count <= config max_length, else
  *               POSENC_ERR_INVALID_ARGUMENT (no position row past it)
  *   tokens      count ids in [0, vocab_size)

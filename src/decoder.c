@@ -40,7 +40,7 @@ static int make_plan(plan *p, const posenc_encoder_config *config, size_t max_le
     /* cache: [layers][2][max_length][d]; workspace: x, h, ctx [count][d], q or
        the hidden layer, the scores of a block of queries against every row,
        the relative bias rows */
-    size_t d = c->d_model, q = 0, hidden = 0;
+    size_t d = c->d_model, q = 0, hidden = 0, plane = 0;
     p->act = 0;
     p->scores = 0;
     p->bias_len = 0;
@@ -49,7 +49,9 @@ static int make_plan(plan *p, const posenc_encoder_config *config, size_t max_le
     if (checked_mul(count, d, &p->act) || add_mul(&q, 1, p->act) || add_mul(&hidden, count, c->d_ff) ||
         checked_mul(count < NN_ATTEND_ROWS ? count : NN_ATTEND_ROWS, max_length, &p->scores) ||
         (stack_relative_bias(&p->m) && checked_mul(c->heads, max_length, &p->bias_len)) ||
-        checked_mul3(c->layers, 2 * max_length, d, &p->cache_len) || add_mul(&p->work_len, 3, p->act) ||
+        /* 2 * max_length would wrap a 32-bit size_t at max_length 2^31: the factor 2 is checked too */
+        checked_mul3(c->layers, max_length, d, &plane) || checked_mul(plane, 2, &p->cache_len) ||
+        add_mul(&p->work_len, 3, p->act) ||
         add_mul(&p->work_len, 1, q > hidden ? q : hidden) || add_mul(&p->work_len, 1, p->scores) ||
         add_mul(&p->work_len, 1, p->bias_len))
         return POSENC_ERR_SIZE_OVERFLOW;

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { encoder_config as CONFIG } from '../build/abi.js';
+import { encoder_config as CONFIG, status as STATUS } from '../build/abi.js';
 import { posenc } from './helpers.js';
 
 async function load(file) {
@@ -340,6 +340,26 @@ test.each([
   });
   expect(new Float32Array(steps.buffer, steps.byteOffset, (M - 7) * V).every(Number.isFinite)).toBe(true);
   expect(new Float32Array(cache.buffer, cache.byteOffset, cacheLen).every(Number.isFinite)).toBe(true);
+});
+
+// wasm32's size_t: a cache of 2^31 rows is layers * 2 * 2^31 * dModel floats, past
+// 2^32 (2 * max_length alone wraps to 0 there): a size overflow, never a size
+test.each([['simd'], ['baseline']])('posenc_decoder_sizes in wasm32 (%s): 2^31 rows is a size overflow, 2^30 rows of one layer of d = 1 fits', (build) => {
+  const e = build === 'simd' ? simd : base;
+  const sizes = (cfg, rows) => {
+    const p = e.malloc(CONFIG_BYTES + 8);
+    new Uint8Array(e.memory.buffer, p, CONFIG_BYTES).set(encoderConfig(cfg));
+    new Uint32Array(e.memory.buffer, p + CONFIG_BYTES, 2).fill(0); // a failed call writes nothing: 0 stays
+    const status = e.posenc_decoder_sizes(p, rows, 1, p + CONFIG_BYTES, p + CONFIG_BYTES + 4);
+    const [cache] = new Uint32Array(e.memory.buffer, p + CONFIG_BYTES, 1);
+    e.free(p);
+    return [status, cache];
+  };
+  const cfg = { vocab_size: 13, d_model: 12, heads: 3, d_ff: 10, layers: 2, positional: 0, lm_head: 1 };
+  expect(sizes(cfg, 2 ** 31)).toEqual([STATUS.ERR_SIZE_OVERFLOW, 0]);
+  expect(sizes(cfg, 2 ** 30)[0]).toBe(STATUS.ERR_SIZE_OVERFLOW);
+  const [status, cache] = sizes({ ...cfg, d_model: 1, heads: 1, layers: 1 }, 2 ** 30);
+  expect([status, cache]).toEqual([0, 2 ** 31]);
 });
 
 test("init({ simd: false }) loads the baseline build through the public API, same values", async () => {

@@ -153,6 +153,27 @@ describe('the logits after each feed are the full causal pass at that position',
   });
 });
 
+// The cache starts at 64 rows and doubles: rows already cached move to the
+// new stride, including in a feed of several tokens that crosses the
+// capacity (63 + 5 crosses 64, 120 + 10 crosses 128)
+describe('the cache grows past 64 and 128 rows keeping every row', () => {
+  const LONG_SEQ = 150;
+  const chunks = [63, 5, ...ones(52), 10, ...ones(LONG_SEQ - 130)];
+  test.each([
+    ['RoPE', { positional: { type: 'rope' } }],
+    ['ALiBi', { positional: { type: 'alibi' } }],
+    ['learned', { positional: { type: 'learned', maxLength: LONG_SEQ } }],
+  ])('%s: 150 tokens fed as 63, 5 (across 64), ones, 10 (across 128), ones: every feed is the full pass', (name, options) => {
+    const cfg = { ...BASE, ...options };
+    const enc = posenc.createEncoder({ ...cfg, weights: randomTensors(cfg, 21) });
+    const tokens = tokensOf(LONG_SEQ, 12);
+    const worst = worstAgainstFull(enc, tokens, { growing: chunks });
+    errors[`${name}, the cache grown twice`] = worst;
+    expect(worst).toBeLessThanOrEqual(1e-5);
+    enc.dispose();
+  });
+});
+
 // ---------------------------------------------------------------- frequencies that follow the length
 
 /**
@@ -192,11 +213,11 @@ function feedLengths(chunks) {
   return out;
 }
 
-describe('dynamic NTK and LongRoPE: transformers\' KV-cache semantics (cached keys keep their rotation)', () => {
+describe('dynamic NTK and LongRoPE as transformers generates with a cache', () => {
   const cases = [
     ['dynamic NTK x4, M = 16', { type: 'dynamic', factor: 4, maxPositionEmbeddings: 16 }],
-    ['LongRoPE, O = 16 (short factors, then long)', LONGROPE],
   ];
+  // dynamic NTK: cached keys keep their rotation
   test.each(cases)('%s: every feed against the float64 encoder with each row at the frequencies of its feed', (name, scaling) => {
     const cfg = { ...BASE, positional: { type: 'rope', scaling } };
     const T = randomTensors(cfg, 15);
@@ -223,7 +244,40 @@ describe('dynamic NTK and LongRoPE: transformers\' KV-cache semantics (cached ke
     enc.dispose();
   });
 
-  test('the whole sequence in one feed is the full pass (the frequencies of its length); reset() starts the frequencies over', () => {
+  // LongRoPE (Phi-3's generation): short factors up to O; the feed that first
+  // passes O drops the cache and feeds the whole sequence again (Phi3ForCausalLM
+  // prepare_inputs_for_generation), so every key carries the long factors: each
+  // feed is the full pass of its prefix, whatever the chunks
+  test('LongRoPE, O = 16: every feed is the full pass of its prefix, the switch crossed with rows cached', () => {
+    const scaling = LONGROPE;
+    const cfg = { ...BASE, positional: { type: 'rope', scaling } };
+    const T = randomTensors(cfg, 15);
+    const enc = posenc.createEncoder({ ...cfg, weights: T });
+    const tokens = tokensOf(SEQ, 9);
+    const r = cfg.dModel / cfg.heads;
+    let worst = 0;
+    let mixed = 0; // from rows kept at the short factors across the switch (no feeding again)
+    const patterns = { ...PATTERNS, 'a prompt of 15, then 3 across O': [15, 3, ...ones(SEQ - 18)], whole: [SEQ] };
+    for (const chunks of Object.values(patterns)) {
+      const lengths = feedLengths(chunks);
+      const d = enc.decoder();
+      for (const [p, row] of feedAll(d, tokens, chunks)) {
+        const full = reference(cfg, T, tokens.slice(0, p + 1), { causal: true, ropeRows: () => hfFrequencies(scaling, r, p + 1) }).logits[p];
+        worst = Math.max(worst, rowError(row, full));
+        if (p + 1 > 16) {
+          const kept = reference(cfg, T, tokens.slice(0, p + 1), { causal: true, ropeRows: (s) => hfFrequencies(scaling, r, lengths[s]) }).logits[p];
+          mixed = Math.max(mixed, rowError(row, kept));
+        }
+      }
+      d.dispose();
+    }
+    errors['RoPE LongRoPE, fed again at the switch'] = worst;
+    expect(worst).toBeLessThanOrEqual(1e-5);
+    expect(mixed).toBeGreaterThan(1e-3); // keeping the short-factor rows would be another function
+    enc.dispose();
+  });
+
+  test('the whole sequence in one feed is the full pass (the frequencies of its length); after reset() a sequence is decoded as by a new decoder', () => {
     const scaling = { type: 'dynamic', factor: 4, maxPositionEmbeddings: 16 };
     const cfg = { ...BASE, positional: { type: 'rope', scaling } };
     const enc = posenc.createEncoder({ ...cfg, weights: randomTensors(cfg, 16) });

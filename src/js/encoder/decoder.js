@@ -21,6 +21,16 @@ function lengthDependent(p) {
 }
 
 /**
+ * LongRoPE's switch, O: the long factors take over once the sequence passes it
+ * (originalMaxPositionEmbeddings, else maxPositionEmbeddings, as the
+ * frequencies read it); undefined for every other scheme.
+ */
+function longRopeSwitch(p) {
+  if (!lengthDependent(p) || p.scaling.type !== 'longrope') return undefined;
+  return p.scaling.originalMaxPositionEmbeddings ?? p.scaling.maxPositionEmbeddings;
+}
+
+/**
  * posenc_decoder_sizes for the config at configPtr: { cache, work } floats
  * for a cache of `rows` rows fed `count` tokens at a time.
  */
@@ -35,10 +45,13 @@ function decoderSizes(fn, configPtr, sizesPtr, rows, count) {
   return { cache: elementCount(fn, { cache }), work: elementCount(fn, { workspace: work }) };
 }
 
-/** The index of the largest logit, the first of equal ones (torch.argmax); NaN never wins. */
+/** The index of the largest logit, the first of equal ones; a NaN counts as the largest (torch.argmax). */
 export function argmax(logits) {
   let best = 0;
-  for (let v = 1; v < logits.length; v++) if (logits[v] > logits[best] || Number.isNaN(logits[best])) best = v;
+  for (let v = 0; v < logits.length; v++) {
+    if (Number.isNaN(logits[v])) return v;
+    if (logits[v] > logits[best]) best = v;
+  }
   return best;
 }
 
@@ -54,6 +67,7 @@ export class Decoder {
   #capacity = 0; // the cache's rows per layer now (it grows up to maxLength)
   #buffers = {}; // name -> WasmArray: config, invFreq, sizes, cache, work, logits
   #ropeLength = -1; // the sequence length the RoPE frequencies were computed for
+  #ids = new Int32Array(0); // the tokens fed so far (LongRoPE feeds them again at its switch)
   #disposed = false;
 
   /** @internal use encoder.decoder() */
@@ -115,6 +129,17 @@ export class Decoder {
     return this.#buffers[name];
   }
 
+  /** Keeps the tokens of a feed at [length, end) (LongRoPE's switch feeds them again); rows past length are free until a feed succeeds. */
+  #keep(ids, end) {
+    if (longRopeSwitch(this.#model.config.positional) === undefined) return;
+    if (this.#ids.length < end) {
+      const grown = new Int32Array(Math.min(this.#maxLength, Math.max(end, 2 * this.#ids.length)));
+      grown.set(this.#ids.subarray(0, this.#length));
+      this.#ids = grown;
+    }
+    this.#ids.set(ids, this.#length);
+  }
+
   /**
    * Room for `end` tokens: the cache grows (doubling, up to maxLength) and
    * keeps its rows, each layer's keys and values moved to the new stride.
@@ -157,17 +182,27 @@ export class Decoder {
     if (o.out !== undefined && countOf(o.out) !== c.vocabSize) {
       throw new RangeError(`posenc.${fn}: out must have length vocabSize = ${c.vocabSize}, got ${countOf(o.out)}`);
     }
-    const count = ids.length;
-    const end = this.#length + count;
+    const end = this.#length + ids.length;
     if (end > this.#maxLength) {
       const learned = c.positional.type === 'learned' && this.#maxLength === c.positional.maxLength ? ' (positional.maxLength: learned positions stop there)' : '';
       throw new RangeError(
-        `posenc.${fn}: the sequence may hold at most maxLength = ${this.#maxLength} tokens${learned}; ${this.#length} are cached, and ${count} more were given`,
+        `posenc.${fn}: the sequence may hold at most maxLength = ${this.#maxLength} tokens${learned}; ${this.#length} are cached, and ${ids.length} more were given`,
       );
     }
     const params = this.#model.params(fn);
+    // LongRoPE (Phi-3, Phi-3.5, Phi-4-mini, PhiMoE): when a feed first takes
+    // the sequence past the switch O, transformers' generation drops the cache
+    // and feeds the whole sequence again (Phi3ForCausalLM
+    // prepare_inputs_for_generation: "enforce re-compute cache"), so that
+    // every key carries the long factors; the logits are then the full pass's
+    const O = longRopeSwitch(c.positional);
+    const again = O !== undefined && this.#length > 0 && this.#length <= O && end > O;
+    const first = again ? 0 : this.#length;
+    const fed = again ? Int32Array.from([...this.#ids.subarray(0, this.#length), ...ids]) : ids;
+    const count = fed.length;
     // every check is done: only now may the cache grow or the frequencies change
     this.#reserve(fn, end);
+    this.#keep(ids, end);
     if (lengthDependent(c.positional) && this.#ropeLength !== end) this.#writeConfig(fn, end);
     const configPtr = this.#buffers.config.pointer(fn);
     const { cache, work } = decoderSizes(fn, configPtr, this.#buffers.sizes.pointer(fn), this.#capacity, count);
@@ -181,10 +216,10 @@ export class Decoder {
         { array: params, type: 'float32', length: this.#model.paramsLength },
         { array: this.#buffers.cache, type: 'float32', length: cache },
         { array: workspace, type: 'float32', length: work },
-        { array: ids, type: 'int32', length: count, copyIn: true },
+        { array: fed, type: 'int32', length: count, copyIn: true },
       ],
       (pLogits, pConfig, pParams, pCache, pWork, pTokens) => exports.posenc_decoder_feed(
-        pLogits, c.vocabSize, pConfig, pParams, this.#model.paramsLength, pCache, cache, this.#capacity, this.#length, pTokens,
+        pLogits, c.vocabSize, pConfig, pParams, this.#model.paramsLength, pCache, cache, this.#capacity, first, pTokens,
         count, this.#language ?? -1, pWork, work,
       ),
     );
