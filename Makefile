@@ -52,9 +52,11 @@ help:
 	@echo "make reference  rewrite tests/fixtures/reference-torch/ from the reference implementations (PyTorch)"
 
 # ---------------------------------------------------------------- dependencies
-# apt_install(command, package): install a Debian package when the command is missing.
+# apt_install(name, package[, check]): install a Debian package when `check`
+# fails (default: `command -v name`, the package's command); `name` is what the
+# message calls missing.
 define apt_install
-	@command -v $(1) >/dev/null 2>&1 || { \
+	@$(if $(3),$(3),command -v $(1)) >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; \
 	  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO=sudo; \
 	  else echo "posenc: '$(1)' is missing: install the Debian package '$(2)' (apt-get install $(2))"; exit 1; fi; \
@@ -83,20 +85,25 @@ $(ABI) &: include/posenc.h tools/abi.mjs | build
 	$(NODE) tools/abi.mjs include/posenc.h build
 
 # Two builds, chosen at init() by feature detection: WASM SIMD, and a baseline
-# for engines without it (bit-identical results, see src/simd.h). The hot
-# kernels are compiled for speed, everything else for size: the wasm ships
+# for engines without it (bit-identical results, see src/simd.h). The inner
+# loops are compiled for speed, everything else for size: the wasm ships
 # inline in the JS.
 # malloc and free are posenc's own (src/wasm/malloc.c, wasm only): Emscripten
 # 3.1.6's emmalloc hands out blocks past the end of a memory that may grow to
 # 4 GiB, and its dlmalloc refuses 2 GiB requests.
-# src/fmath.c counts as one: at -Oz its double-double helpers stay calls that
-# return through memory, and the float32 RoPE recipe (a sincos per value) runs
-# about 4x slower, to save 150 gzipped bytes.
-KERNELS   := src/trig.c src/rope_rotate.c src/rope_apply.c src/rope_axes.c src/sinusoidal.c src/nn_kernels.c src/fmath.c
+# KERNELS are the inner loops, at -O2: at -Oz the table and rotation loops run
+# 5 to 12 times slower (their small helpers stay calls), and -O3 (unrolling
+# further) measured no faster for 2.7 KB more of the default entry's wasm.
+# src/fmath.c counts as one for sincos (a sincos per value in the float32 RoPE
+# recipe); its exp, log and pow are compiled for size inside it (COLD). The
+# encoder's attention and its exp / GELU (nn_attend.c, nn_math.c) are kernels
+# too. The loops that drive the kernels (rope_apply.c, rope_axes.c,
+# sinusoidal.c) run as fast at -Oz. Speeds: bench/run.mjs; sizes: bench/size.mjs.
+KERNELS   := src/trig.c src/rope_rotate.c src/nn_kernels.c src/nn_attend.c src/nn_math.c src/fmath.c
 EMLINK    := -Oz --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH -sMAXIMUM_MEMORY=4GB \
              -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB -sERROR_ON_UNDEFINED_SYMBOLS=1 -sMALLOC=none
 # The encoder's sources; the default entry's wasm is everything else.
-ENCODER_SRCS := src/encoder.c src/nn_ops.c src/nn_kernels.c
+ENCODER_SRCS := src/encoder.c src/encoder_stack.c src/decoder.c src/nn_ops.c src/nn_kernels.c src/nn_attend.c src/nn_math.c
 WASM_SRCS := $(SRCS) src/wasm/malloc.c src/wasm/abi_check.c
 POS_SRCS  := $(filter-out $(ENCODER_SRCS),$(WASM_SRCS))
 simd_objs  = $(1:src/%.c=build/wasm-simd/%.o)
@@ -104,11 +111,11 @@ base_objs  = $(1:src/%.c=build/wasm-base/%.o)
 
 build/wasm-simd/%.o: src/%.c $(HDRS) build/abi-asserts.h Makefile
 	@mkdir -p $(@D)
-	$(EMCC) $(CSTD) -Ibuild $(if $(filter $(KERNELS),$<),-O3,-Oz) -msimd128 -c $< -o $@
+	$(EMCC) $(CSTD) -Ibuild $(if $(filter $(KERNELS),$<),-O2,-Oz) -msimd128 -c $< -o $@
 
 build/wasm-base/%.o: src/%.c $(HDRS) build/abi-asserts.h Makefile
 	@mkdir -p $(@D)
-	$(EMCC) $(CSTD) -Ibuild $(if $(filter $(KERNELS),$<),-O3,-Oz) -c $< -o $@
+	$(EMCC) $(CSTD) -Ibuild $(if $(filter $(KERNELS),$<),-O2,-Oz) -c $< -o $@
 
 # link(simd flag, objects, export list)
 define link
@@ -130,7 +137,8 @@ $(ENC_BASE): $(call base_objs,$(WASM_SRCS)) build/exports-encoder.txt | dist
 
 wasm: $(WASM) $(WASM_BASE) $(ENC_WASM) $(ENC_BASE)
 
-# Each wasm travels inside its entry's JS (base64), so no bundler ever has to find a file.
+# Each wasm travels inside its entry's JS (in hex: src/js/core/hex.js), so no
+# bundler ever has to find a file.
 INLINE := $(patsubst dist/%,build/%.js,$(WASM) $(WASM_BASE) $(ENC_WASM) $(ENC_BASE))
 build/%.wasm.js: dist/%.wasm tools/embed-wasm.mjs | build
 	$(NODE) tools/embed-wasm.mjs $< $@
@@ -150,13 +158,14 @@ build/native/%.o: src/%.c $(HDRS) | build
 build/native/libposenc.a: $(NATIVE_OBJS)
 	$(AR) rcs $@ $^
 
-build/native/test_posenc: $(TESTS_C) build/native/libposenc.a tests/c/check.h
-	$(CC) $(CSTD) $(CFLAGS) -Itests/c $(TESTS_C) build/native/libposenc.a -lm -o $@
+# -Isrc: tests/c/test_kernels.c checks the internal kernels (src/nn_*.h) directly.
+build/native/test_posenc: $(TESTS_C) build/native/libposenc.a tests/c/check.h $(HDRS)
+	$(CC) $(CSTD) $(CFLAGS) -Isrc -Itests/c $(TESTS_C) build/native/libposenc.a -lm -o $@
 
 # Sanitized: the library and the tests rebuilt together with ASan + UBSan.
 build/asan/test_posenc: $(TESTS_C) $(SRCS) $(HDRS) tests/c/check.h
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) -O1 -g $(SAN) -Itests/c $(TESTS_C) $(SRCS) -lm -o $@
+	$(CC) $(CSTD) -O1 -g $(SAN) -Isrc -Itests/c $(TESTS_C) $(SRCS) -lm -o $@
 
 # The accuracy of src/fmath.c in ulps against long double libm (its own binary:
 # valgrind, which runs test_posenc, evaluates long double in double precision).
@@ -209,21 +218,10 @@ FUZZ_SRCS    := $(filter-out tests/fuzz/decode.c,$(wildcard tests/fuzz/*.c))
 FUZZ_TARGETS := $(FUZZ_SRCS:tests/fuzz/%.c=build/fuzz/%)
 FUZZ_OBJS    := $(SRCS:src/%.c=build/fuzz/obj/%.o) build/fuzz/obj/decode.o
 
-# apt_install_file(file, package): apt_install for a package that brings no command.
-define apt_install_file
-	@[ -e "$(1)" ] || { \
-	  if [ "$$(id -u)" = 0 ]; then SUDO=; \
-	  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO=sudo; \
-	  else echo "posenc: '$(1)' is missing: install the Debian package '$(2)' (apt-get install $(2))"; exit 1; fi; \
-	  echo "posenc: installing $(2) (apt-get)"; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(2) >/dev/null; \
-	}
-endef
-
 .PHONY: hardening-tools fuzz-build fuzz
 hardening-tools:
 	$(call apt_install,$(CLANG),clang-14)
-	$(call apt_install_file,$$($(CLANG) -print-runtime-dir)/libclang_rt.fuzzer-$$(uname -m).a,libclang-rt-14-dev)
+	$(call apt_install,libclang_rt.fuzzer,libclang-rt-14-dev,test -e "$$($(CLANG) -print-runtime-dir)/libclang_rt.fuzzer-$$(uname -m).a")
 	$(call apt_install,valgrind,valgrind)
 	$(call apt_install,cppcheck,cppcheck)
 	$(call apt_install,$(CLANG_TIDY),clang-tidy)
@@ -250,21 +248,44 @@ fuzz: fuzz-build
 # and the parts of the kernels (bench/breakdown.mjs), linked with the kernels'
 # own sources, compiled as the SIMD build compiles them (-O3 -msimd128).
 PROBE_SRCS    := src/trig.c src/fmath.c src/rope_rotate.c src/rope_apply.c src/sinusoidal.c
-PROBE_EXPORTS := _probe_store,_probe_store_tiles,_probe_read_write,_probe_clock,_probe_clock_f64,_probe_recurrence,_probe_table_l1,_probe_rope_memory,_probe_rope_rotate,_probe_rope_rotate_kouter,_probe_rope_trig,_posenc_sinusoidal,_posenc_rope_apply_ordered,_malloc,_free
+PROBE_EXPORTS := _probe_store,_probe_store_tiles,_probe_read_write,_probe_clock,_probe_clock_f64,_probe_recurrence,_probe_table_l1,_probe_rope_memory,_probe_rope_rotate,_probe_rope_rotate_kouter,_probe_rope_trig,_probe_f32x4_madd,_posenc_sinusoidal,_posenc_rope_apply_ordered,_malloc,_free
 build/bench/probes.wasm: bench/probes.c $(PROBE_SRCS) $(HDRS) Makefile
 	@mkdir -p $(@D)
 	$(EMCC) $(CSTD) -Isrc -O3 -msimd128 --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH \
 	  -sMAXIMUM_MEMORY=4GB -sMALLOC=emmalloc \
 	  -sEXPORTED_FUNCTIONS=$(PROBE_EXPORTS) $< $(PROBE_SRCS) -o $@
 
+# The peer of the encoder (bench/encoder-ort.mjs): ONNX Runtime Web, pinned in
+# bench/ort/ and installed there by the bench alone (139 MB: never by make test),
+# on the copy-task models exported from torch (tools/train/export_onnx.py, no
+# onnx package needed). Without torch the export is skipped and the bench's
+# rows say so.
+ORT_STAMP  := bench/ort/node_modules/.package-lock.json
+ONNX_INDEX := build/onnx/index.json
+
+$(ORT_STAMP): bench/ort/package.json bench/ort/package-lock.json
+	npm ci --prefix bench/ort --no-audit --no-fund
+	@touch $@
+
+$(ONNX_INDEX): tools/train/export_onnx.py tools/train/model.py tools/train/safetensors_io.py $(wildcard web/models/*.safetensors)
+	@if $(TORCH_PYTHON) -c 'import torch' 2>/dev/null; then \
+	  $(TORCH_PYTHON) tools/train/export_onnx.py --out $(@D); \
+	else echo "posenc: $(TORCH_PYTHON) has no torch (apt-get install python3-torch): the ONNX Runtime rows of make bench are skipped"; fi
+
+.PHONY: bench-ort
+bench-ort: $(ORT_STAMP) $(ONNX_INDEX)
+
 # budgets.mjs and page-timings.mjs: the time budgets the tests do not assert (no
 # clock in a test), each against a floor measured in the same run.
-bench: deps wasm js build/bench/probes.wasm
+bench: deps wasm js build/bench/probes.wasm bench-ort
 	$(NODE) bench/run.mjs
 	$(NODE) bench/breakdown.mjs
+	$(NODE) bench/encoder-ort.mjs
+	$(NODE) bench/decode.mjs
 	$(NODE) bench/size.mjs
 	$(NODE) bench/budgets.mjs
 	$(NODE) bench/page-timings.mjs
+	$(NODE) bench/demo-load.mjs
 
 # ---------------------------------------------------------------- models
 # The copy-task models of web/models/ (tools/train/README.md): one per
@@ -281,8 +302,8 @@ MULTIARCH    := $(shell uname -m)-linux-gnu
 
 .PHONY: models
 models:
-	$(call apt_install_file,/usr/lib/python3/dist-packages/torch/__init__.py,python3-torch)
-	$(call apt_install_file,/usr/lib/$(MULTIARCH)/openblas-pthread/libopenblas.so.0,libopenblas0-pthread)
+	$(call apt_install,torch,python3-torch,test -e /usr/lib/python3/dist-packages/torch/__init__.py)
+	$(call apt_install,libopenblas.so.0,libopenblas0-pthread,test -e /usr/lib/$(MULTIARCH)/openblas-pthread/libopenblas.so.0)
 	$(TORCH_PYTHON) tools/train/make_models.py --threads 2 --seeds $(SEEDS)
 
 # ---------------------------------------------------------------- reference fixtures
@@ -292,12 +313,12 @@ models:
 # committed and the tests read them.
 .PHONY: reference
 reference:
-	$(call apt_install_file,/usr/lib/python3/dist-packages/torch/__init__.py,python3-torch)
+	$(call apt_install,torch,python3-torch,test -e /usr/lib/python3/dist-packages/torch/__init__.py)
 	$(TORCH_PYTHON) tools/reference/make_fixtures.py
 
 # ---------------------------------------------------------------- demo
 demo: deps wasm js
-	$(NODE) web/serve.mjs --port $(PORT)
+	$(NODE) tools/serve.mjs --port $(PORT)
 
 build dist:
 	@mkdir -p $@

@@ -196,3 +196,29 @@ __attribute__((used)) void probe_rope_rotate_kouter(float *x, size_t seq, size_t
         }
     }
 }
+
+/* The wasm SIMD arithmetic peak (bench/encoder-ort.mjs): n times, 12
+ * independent f32x4 chains of acc = acc * a + b, a mul and an add each (wasm
+ * SIMD has no fused multiply-add): 12 * 8 = 96 flops an iteration, enough
+ * chains in flight to cover the latency of both units, and few enough (12
+ * accumulators + a and b) to stay in the 16 vector registers of x86-64.
+ * a and b come in at run time (0.5 and 1: every chain tends to 2, no
+ * overflow, no subnormals); the lanes' sum is returned so nothing is dropped. */
+__attribute__((used)) float probe_f32x4_madd(float a, float b, size_t n)
+{
+    v128_t va = wasm_f32x4_splat(a), vb = wasm_f32x4_splat(b);
+    v128_t c[12];
+    for (int k = 0; k < 12; k++)
+        c[k] = wasm_f32x4_splat((float)k);
+    for (size_t i = 0; i < n; i++) {
+#define CHAIN(k) c[k] = wasm_f32x4_add(wasm_f32x4_mul(c[k], va), vb);
+        CHAIN(0) CHAIN(1) CHAIN(2) CHAIN(3) CHAIN(4) CHAIN(5)
+        CHAIN(6) CHAIN(7) CHAIN(8) CHAIN(9) CHAIN(10) CHAIN(11)
+#undef CHAIN
+    }
+    v128_t s = c[0];
+    for (int k = 1; k < 12; k++)
+        s = wasm_f32x4_add(s, c[k]);
+    return wasm_f32x4_extract_lane(s, 0) + wasm_f32x4_extract_lane(s, 1) + wasm_f32x4_extract_lane(s, 2) +
+           wasm_f32x4_extract_lane(s, 3);
+}

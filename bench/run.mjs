@@ -1,10 +1,9 @@
 // run.mjs: `make bench`. Contenders run round-robin in one process; the table
 // prints medians and each one's time as a multiple of the task's limit (a wasm
 // loop that only stores, or only reads and writes, the same bytes), and the
-// max error of each against the formula in double precision.
+// max error of each against the formula in double precision. Download and
+// startup are bench/size.mjs's (make bench runs both).
 import { readFileSync } from 'node:fs';
-import { gzipSync } from 'node:zlib';
-import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import * as posenc from '../dist/posenc.mjs';
 import { naive, optimized, careful, tfjsTable } from './table-peers.js';
@@ -114,30 +113,6 @@ async function tableBench(probes, tf) {
   }
 }
 
-function startupTimes() {
-  const script = `
-    const t0 = performance.now();
-    const p = await import(${JSON.stringify(new URL('../dist/posenc.mjs', import.meta.url).href)});
-    await p.init();
-    const t1 = performance.now();
-    p.sinusoidal({ length: 512, dModel: 512 });
-    const t2 = performance.now();
-    p.sinusoidal({ length: 512, dModel: 512 });
-    const t3 = performance.now();
-    console.log(JSON.stringify({ ready: t1 - t0, first: t2 - t1, second: t3 - t2 }));`;
-  const runs = Array.from({ length: 5 }, () =>
-    JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script]).toString()),
-  );
-  const med = (k) => runs.map((r) => r[k]).sort((a, b) => a - b)[2];
-  console.log(`\nstartup (fresh Node process, median of 5): import + init ${med('ready').toFixed(2)} ms, first 512x512 table ${med('first').toFixed(2)} ms, second ${med('second').toFixed(2)} ms`);
-}
-
-function downloadSize() {
-  const mjs = readFileSync(new URL('../dist/posenc.mjs', import.meta.url));
-  const gz = gzipSync(mjs, { level: 9 }).length;
-  console.log(`download: dist/posenc.mjs (JS with the wasm inline) ${mjs.length} bytes, ${gz} bytes gzip -9`);
-}
-
 console.log(`posenc bench: ${os.cpus()[0].model}, ${os.cpus().length} cores, Node ${process.version}, ${ROUNDS} rounds round-robin, medians`);
 await posenc.init();
 const probes = await loadProbes();
@@ -149,5 +124,3 @@ const encoderEntry = await import('../dist/encoder.mjs');
 await encoderEntry.init();
 await (await import('./encoder-peers.js')).encoderTasks({ posenc: encoderEntry, race });
 await (await import('./cli-formats.js')).cliTasks({ rounds: ROUNDS });
-startupTimes();
-downloadSize();

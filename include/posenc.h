@@ -320,7 +320,9 @@ POSENC_API int posenc_relative_positions(int32_t *out, size_t out_len, size_t qu
  *   attention_factor          > 0; 0 = the type's formula above
  *   beta_fast, beta_slow      YaRN, > 0 with beta_fast >= beta_slow; 0 = 32, 1
  *   mscale, mscale_all_dim    YaRN, >= 0; 0 = absent (Python truthiness, as HF)
- *   low_freq_factor, high_freq_factor  LLAMA3, required, 0 < low < high
+ *   low_freq_factor, high_freq_factor  LLAMA3, required, 0 < low <= high (low == high:
+ *                       no smooth band, as Llama 4; a wavelength exactly on w = O / low
+ *                       then divides 0 by 0, POSENC_ERR_INVALID_ARGUMENT)
  *   short_factor, long_factor LONGROPE, required: factors_len = r/2 values each, > 0
  * Fields a type does not use are ignored. All values must be finite.
  */
@@ -552,11 +554,20 @@ POSENC_API int posenc_rope_permute_weights(float *out, size_t out_len, const flo
  * rope_scaling.mrope_section ([16, 24, 24] for head_dim 128), f_k from
  * posenc_rope_frequencies; positions from posenc_mrope_positions. HF splits
  * cat(freqs, freqs) by mrope_section * 2 and takes chunk i from axis i % 3:
- * the same sections in both halves. Pictured for r = 12, sections [2, 2, 2],
- * the axis each feature's angle comes from:
+ * the same sections in both halves (POSENC_AXES_SECTIONED). Pictured for
+ * r = 12, sections [2, 2, 2], the axis each feature's angle comes from:
  *
  *   POSENC_ROPE_HALF         [t t h h w w | t t h h w w]
  *   POSENC_ROPE_INTERLEAVED  [t t t t h h h h w w w w]
+ *
+ * Qwen3-VL interleaves the axes instead (POSENC_AXES_INTERLEAVED; HF
+ * models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding
+ * .apply_interleaved_mrope): pair k takes axis a = k mod 3 when a >= 1 and
+ * k < 3 sections[a], else the temporal axis; mrope_section [24, 20, 20] of
+ * 64 pairs gives t h w t h w ... t h w (60 pairs), then t t t t. Sections
+ * still count each axis's pairs. Pictured for r = 12, sections [2, 2, 2]:
+ *
+ *   POSENC_ROPE_HALF         [t h w t h w | t h w t h w]
  *
  * 2-D RoPE of vision encoders: n_axes 2, the patch's row y (axis 0) and
  * column x (axis 1), sections [r/4, r/4], the frequencies arranged by the
@@ -575,19 +586,27 @@ POSENC_API int posenc_rope_permute_weights(float *out, size_t out_len, const flo
  */
 #define POSENC_ROPE_MAX_AXES 4
 
+/* How sections assign pairs to axes (see above). */
+typedef enum posenc_axes_arrangement {
+    POSENC_AXES_SECTIONED = 0,  /* contiguous sections: Qwen2-VL, Qwen2.5-VL, 2-D RoPE */
+    POSENC_AXES_INTERLEAVED = 1 /* axis k mod n_axes within its section: Qwen3-VL        */
+} posenc_axes_arrangement;
+
 /*
  * posenc_rope_axes_cache: cos_out[r][k] = A cos(p_a(r) f_k), sin_out likewise,
- * [length][rotary_dim / 2], a the axis of pair k's section.
+ * [length][rotary_dim / 2], a the axis of pair k.
  *
  *   positions  [n_axes][length] int32 (n_axes * length values)
  *   n_axes     1 .. POSENC_ROPE_MAX_AXES;  sections  n_axes counts summing to rotary_dim / 2
+ *   arrangement  a posenc_axes_arrangement; interleaved, pair a + n_axes (sections[a] - 1)
+ *                of each axis a >= 1 with pairs must exist (be below rotary_dim / 2)
  *   others     as posenc_rope_cache
  *   cos_out and sin_out must not overlap each other, positions, sections or
  *   inv_freq (read while they are written): POSENC_ERR_INVALID_ARGUMENT
  */
 POSENC_API int posenc_rope_axes_cache(float *cos_out, float *sin_out, size_t out_len, size_t length,
                                       const int32_t *positions, size_t n_axes, const size_t *sections,
-                                      size_t rotary_dim, const double *inv_freq,
+                                      int arrangement, size_t rotary_dim, const double *inv_freq,
                                       double attention_factor, int precision);
 
 /*
@@ -598,7 +617,7 @@ POSENC_API int posenc_rope_axes_cache(float *cos_out, float *sin_out, size_t out
  *   positions      [n_axes][seq] (positions_len = n_axes * seq: every batch
  *                  alike) or [n_axes][batch][seq] (n_axes * batch * seq: HF's
  *                  position_ids [3][batch][seq], padded batches)
- *   n_axes, sections  as posenc_rope_axes_cache
+ *   n_axes, sections, arrangement  as posenc_rope_axes_cache
  *   order          a posenc_rope_order
  *   others         as posenc_rope_apply
  *   x must not overlap positions, sections or inv_freq (read while x is
@@ -608,7 +627,7 @@ POSENC_API int posenc_rope_axes_apply(float *x, size_t x_len, size_t batch, size
                                       size_t head_dim, int order, size_t rotary_dim, int layout,
                                       const double *inv_freq, double attention_factor,
                                       const int32_t *positions, size_t positions_len, size_t n_axes,
-                                      const size_t *sections, int precision);
+                                      const size_t *sections, int arrangement, int precision);
 
 /* A run of text tokens, or an image or video grid, of posenc_mrope_positions. */
 typedef enum posenc_mrope_kind {
@@ -879,9 +898,12 @@ POSENC_API int posenc_transformer_xl_embedding(float *out, size_t out_len, size_
  * y = x W^T + b. Products are float32: each dot product sums in a fixed order
  * (four lanes, then (l0 + l1) + (l2 + l3), then the tail), the same in the
  * SIMD and scalar builds, so native and wasm results are bit-identical.
- * Statistics (layer norm, softmax sums, pooling) are taken in double. Against
- * the same maths in double, a forward pass agrees to ~1e-6 relative (tested
- * to 1e-5). Non-finite weights propagate; they are not checked.
+ * Statistics (layer norm, softmax sums, pooling) are taken in double. The
+ * elementwise functions are posenc's own, in float, four lanes at a time (no
+ * libm call, so again the same bits everywhere): softmax's exp within 1 ulp,
+ * GELU within 1.5e-7 max(|x|, 1) (src/nn_math.h). Against the same maths in
+ * double, a forward pass agrees to ~1e-6 relative (tested to 1e-5).
+ * Non-finite weights propagate; they are not checked.
  */
 
 /* Activations of the feed-forward block (Hendrycks & Gimpel 2016, GELU). */
@@ -936,6 +958,10 @@ POSENC_API int posenc_linear(float *out, size_t out_len, const float *x, size_t 
  *   x[r][j] = exp(x[r][j] - m_r) / sum_j' exp(x[r][j'] - m_r),  m_r = max_j x[r][j]
  * Subtracting the maximum keeps every exp in (0, 1]: the encoder article's
  * exp(x) / sum exp(x) overflows to inf / inf = NaN once a score passes ~88.7.
+ * exp(x - m_r) is posenc's float exp (within 1 ulp; below FLT_MIN it gives 0),
+ * the sum is taken in double in a fixed order (four lane sums, then
+ * (l0 + l1) + (l2 + l3), then the tail), and each entry is rounded once from
+ * exp * (1 / sum) in double.
  * -INFINITY entries (masked scores) get probability 0; a row of only
  * -INFINITY becomes zeros (nothing to attend to), never NaN.
  *
@@ -954,6 +980,10 @@ POSENC_API int posenc_softmax(float *x, size_t x_len, size_t rows, size_t cols);
  *
  * The bias is any additive position bias [heads][seq][seq]: posenc_alibi_bias,
  * posenc_t5_bias. RoPE is applied to q and k beforehand (posenc_rope_apply).
+ * The score is the dot product (posenc_linear's order) times the scale in
+ * float, plus the bias in float. Causal: the scores j > i are never
+ * computed (their probability is 0, exactly as if they were -INFINITY), so a
+ * causal pass does about half the work.
  *
  *   q, k, v    qkv_len >= seq * heads * head_dim floats each
  *   bias       NULL (bias_len 0) or bias_len >= heads * seq * seq
@@ -1027,6 +1057,33 @@ typedef enum posenc_norm_placement {
 } posenc_norm_placement;
 
 /*
+ * Position-dependent query scales: the query of the token at absolute
+ * position p is multiplied by s(p) after RoPE (as transformers scales its
+ * rotated query states), in every layer; keys and values are not scaled.
+ * s(p) is evaluated in double and rounded once to float (transformers
+ * evaluates it in float32: within an ulp or two), then q * s(p) in float.
+ *
+ *   LLAMA4      s(p) = log(floor((p + 1) / floor_scale) + 1) * attn_scale + 1
+ *               Llama 4's attention temperature tuning of its NoPE layers
+ *               (transformers modeling_llama4.py, Llama4TextAttention with
+ *               attn_temperature_tuning); floor_scale 8192, attn_scale 0.1 by
+ *               default (Llama4TextConfig)
+ *   MINISTRAL3  s(p) = 1 + beta * log(1 + floor(p / original_max_position))
+ *               Ministral 3's llama_4_scaling_beta (modeling_ministral3.py),
+ *               original_max_position = rope_parameters'
+ *               original_max_position_embeddings
+ *
+ * With floor_scale 8192, s(p) = 1 for p < 8191: s(8191) = 1 + 0.1 ln 2.
+ * posenc.queryScalesFromConfig (the JS API) gives the same multipliers from
+ * a config.json.
+ */
+typedef enum posenc_query_scale {
+    POSENC_QUERY_SCALE_NONE = 0,
+    POSENC_QUERY_SCALE_LLAMA4 = 1,
+    POSENC_QUERY_SCALE_MINISTRAL3 = 2
+} posenc_query_scale;
+
+/*
  * posenc_encoder_config: zero means default.
  *   vocab_size, d_model, heads, d_ff  >= 1; d_model a multiple of heads
  *   layers        >= 0
@@ -1050,6 +1107,12 @@ typedef enum posenc_norm_placement {
  *   LEARNED       max_length >= 1: rows of pos_embed.weight; a pass takes
  *                 seq <= max_length tokens
  *   lm_head       a posenc_lm_head (0 = none)
+ *   query_scale   a posenc_query_scale (0 = none), with any positional scheme:
+ *     LLAMA4      query_floor_scale (finite, > 0; 0 = 8192),
+ *                 query_attn_scale (finite; 0 = 0.1)
+ *     MINISTRAL3  query_beta (finite), query_original_max_position (>= 1)
+ *                 s(p) must be a finite float at p = 0 and p =
+ *                 POSENC_POSITION_MAX (then it is at every position)
  * Fields of the other schemes are ignored. New fields are appended, so a
  * zero-initialised struct from an older caller keeps its meaning.
  */
@@ -1079,6 +1142,11 @@ typedef struct posenc_encoder_config {
     int t5_unidirectional;
     size_t max_length;
     int lm_head;
+    int query_scale;
+    double query_floor_scale;
+    double query_attn_scale;
+    double query_beta;
+    double query_original_max_position;
 } posenc_encoder_config;
 
 /*
@@ -1106,9 +1174,12 @@ typedef struct posenc_encoder_config {
  *   norm.weight [d], norm.bias [d]                             (final_norm)
  *   lm_head.weight                       [vocab_size][d]       (POSENC_LM_HEAD_OWN)
  *
- * Workspace: 2 seq d + max(3 seq d, seq d_ff) + seq^2 floats, plus
- * heads seq^2 for ALIBI and T5 (their bias, computed once per pass), plus
- * seq d with an LM head (the hidden states posenc_encoder_logits keeps).
+ * Workspace: 2 seq d + max(3 seq d, seq d_ff) + min(4, seq) seq floats (the
+ * scores of a block of 4 queries), plus heads (2 seq - 1) for ALIBI and T5
+ * (their bias depends on j - i alone: one row per head, computed once per
+ * pass), plus seq d with an LM head (the hidden states posenc_encoder_logits
+ * keeps). ALIBI and T5 take seq <= 2^30 (the row's last key position,
+ * 2 seq - 2, is an int32 position).
  */
 POSENC_API int posenc_encoder_sizes(const posenc_encoder_config *config, size_t seq,
                                     size_t *params_len, size_t *work_len);
@@ -1119,8 +1190,8 @@ POSENC_API int posenc_encoder_sizes(const posenc_encoder_config *config, size_t 
  *   x = E[tokens] * embed_scale (+ PE if SINUSOIDAL) (+ P[s] if LEARNED)
  *       (+ L[language])
  *   each layer, with MHA = posenc_attention on x W_q^T + b_q, ... (q and k
- *   rotated if ROPE; the ALiBi or T5 bias added to the scores), output
- *   projection W_o, and FF = posenc_feed_forward:
+ *   rotated if ROPE, then q scaled if query_scale; the ALiBi or T5 bias added
+ *   to the scores), output projection W_o, and FF = posenc_feed_forward:
  *     PRE:   x = x + MHA(LN1(x));   x = x + FF(LN2(x))
  *     POST:  x = LN1(x + MHA(x));   x = LN2(x + FF(x))
  *   final_norm: x = LN(x)
@@ -1173,6 +1244,111 @@ POSENC_API int posenc_encoder_logits(float *out, size_t out_len, const posenc_en
                                      size_t seq, const int32_t *key_mask, int causal,
                                      int32_t language, float *attention, size_t attention_len,
                                      float *work, size_t work_len);
+
+/*
+ * Incremental decoding with a KV cache: the next-token logits of a causal
+ * language model (an encoder config with an LM head) after each token, at
+ * O(length) per token instead of O(length^2) for the whole prefix again.
+ *
+ * The cache holds every layer's keys and values of the tokens fed so far,
+ * as posenc_encoder_logits(causal = 1) computes them, caller-owned:
+ *
+ *   cache [layers][2][max_length][d_model], d = d_model, M = max_length:
+ *
+ *   | layer 0: K[0] K[1] .. K[M-1] | V[0] .. V[M-1] | layer 1: K[0] .. | ..
+ *              ^ row p: the key of the token at position p, all heads
+ *                [h0: head_dim | h1: head_dim | ..], stored as attention
+ *                reads it: rotated at p under ROPE (never scaled)
+ *
+ *   cache_len = layers * 2 * max_length * d_model floats
+ *
+ * A sequence starts with length = 0. posenc_decoder_feed appends `count`
+ * tokens at positions [length, length + count) (a prompt, then one token at
+ * a time) and writes the logits after the last of them; the caller then
+ * passes length + count. Rows >= length are free space: a call that fails
+ * leaves rows < length as they were, so the sequence goes on.
+ *
+ * Each scheme, for a new token at position i attending to the cached keys
+ * j <= i (the causal mask is implied: decoding is causal):
+ *   NONE        nothing positional
+ *   SINUSOIDAL  x = E[t] * embed_scale + PE(i)
+ *   LEARNED     x = E[t] * embed_scale + pos_embed[i]  (i < config max_length)
+ *   ROPE        the new query and key rotated at i with config->rope_inv_freq
+ *               as passed to this call; cached keys keep the rotation they
+ *               were stored with
+ *   ALIBI, T5   the bias row of query i against keys 0 .. i, the causal
+ *               form's (-m_h (i - j); T5's bucket(j - i), bidirectional or
+ *               not as t5_unidirectional says)
+ *   query_scale q multiplied by s(i)
+ * With fixed frequencies, the logits after each feed equal row length +
+ * count - 1 of posenc_encoder_logits(causal = 1) on the whole sequence, to
+ * ~1e-6 relative (RoPE and sinusoidal tables compute a call's first row
+ * directly and step from there: the last bits may differ; tested to 1e-5).
+ *
+ * Frequencies that depend on the sequence length (dynamic NTK, LongRoPE):
+ * transformers' generate recomputes them at each forward call from seq_len =
+ * the length after the call's tokens (modeling_rope_utils.py
+ * dynamic_rope_update), and rotates only the call's new queries and keys with
+ * them; keys already cached keep their rotation. posenc does the same when
+ * the caller passes, at each call, the frequencies of length + count
+ * (posenc_rope_frequencies with seq_len = length + count): the logits are
+ * then transformers' KV-cache generation. Once the length passes M (dynamic
+ * NTK), that is not the full pass of the same tokens, which rotates every key
+ * with the frequencies of the final length; one call with the whole sequence
+ * is that full pass. The LongRoPE models (Phi-3 and its kin) drop the cache
+ * when the sequence first passes O and feed it whole again
+ * (prepare_inputs_for_generation), so that every key takes the long factors:
+ * a caller does that with one call at length 0 (posenc/encoder's decoder
+ * does).
+ */
+
+/*
+ * posenc_decoder_sizes: the floats of the KV cache for sequences of up to
+ * max_length tokens, and of the workspace posenc_decoder_feed needs to append
+ * up to max_feed tokens in one call (the longest prompt; 1 for generation
+ * alone). Nothing is allocated.
+ *
+ *   config      as posenc_encoder_forward, with an LM head (OWN or TIED)
+ *   max_length  1 .. POSENC_POSITION_MAX + 1; LEARNED: <= config max_length
+ *   max_feed    1 .. max_length
+ *   cache_len   layers * 2 * max_length * d_model
+ *   work_len    3 f d + f max(d, d_ff) + min(4, f) M  (+ heads M for ALIBI
+ *               and T5: the bias rows), f = max_feed, M = max_length,
+ *               d = d_model
+ */
+POSENC_API int posenc_decoder_sizes(const posenc_encoder_config *config, size_t max_length, size_t max_feed,
+                                    size_t *cache_len, size_t *work_len);
+
+/*
+ * posenc_decoder_feed: appends tokens[0 .. count) at positions [length,
+ * length + count) to the cache and writes logits [vocab_size], the
+ * next-token logits after the last of them (row length + count - 1 of
+ * posenc_encoder_logits, formula above). Cost: count new rows through every
+ * layer, each attending to length + count keys.
+ *
+ *   logits      logits_len >= vocab_size
+ *   config, params, params_len   as posenc_encoder_logits (an LM head)
+ *   cache       cache_len >= the size query's for max_length (NULL when
+ *               that is 0: no layers); rows < length hold the sequence so far
+ *   max_length  the cache's rows per layer, as in the size query
+ *   length      tokens already cached, <= max_length
+ *   count       1 .. max_length (else POSENC_ERR_INVALID_ARGUMENT, as
+ *               max_feed of the size query); length + count <= max_length,
+ *               else POSENC_ERR_BUFFER_TOO_SMALL (the cache is full); LEARNED:
+ *               length + count <= config max_length, else
+ *               POSENC_ERR_INVALID_ARGUMENT (no position row past it)
+ *   tokens      count ids in [0, vocab_size)
+ *   language    -1: none; else a row < languages (every token of a sequence
+ *               normally takes the same)
+ *   work        work_len >= the size query's for (max_length, count)
+ *   logits, cache and work are written while params, tokens and
+ *   rope_inv_freq are read: none of the three may overlap another or those
+ *   (POSENC_ERR_INVALID_ARGUMENT).
+ */
+POSENC_API int posenc_decoder_feed(float *logits, size_t logits_len, const posenc_encoder_config *config,
+                                   const float *params, size_t params_len, float *cache, size_t cache_len,
+                                   size_t max_length, size_t length, const int32_t *tokens, size_t count,
+                                   int32_t language, float *work, size_t work_len);
 
 #ifdef __cplusplus
 }

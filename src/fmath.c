@@ -24,6 +24,17 @@
 #include <stdint.h>
 #include <string.h>
 
+/* exp, log and pow run once per frequency, never per value: clang compiles
+ * them for size (its minsize attribute; the wasm carries them inline in the
+ * JS). sincos, once per value in the float32 RoPE recipe, stays compiled for
+ * speed, with the double-double helpers inlined. The same IEEE operations in
+ * the same order either way: the results are the same bits. */
+#if defined(__clang__)
+#define COLD __attribute__((minsize))
+#else
+#define COLD
+#endif
+
 /* An unevaluated sum hi + lo with |lo| <= ulp(hi): about 106 bits. */
 typedef struct dd {
     double hi, lo;
@@ -98,7 +109,7 @@ static double scale2(double y, int k)
 
 /* exp(x + x_lo) for |x_lo| <= 2^-40 (1 + |x|): fdlibm e_exp.c with x_lo
  * folded into the low part of the reduced argument. */
-static double exp_dd(double x, double x_lo)
+COLD static double exp_dd(double x, double x_lo)
 {
     static const double P1 = 1.66666666666666019037e-01, P2 = -2.77777777770155933842e-03,
                         P3 = 6.61375632143793436117e-05, P4 = -1.65339022054652515390e-06,
@@ -117,7 +128,7 @@ static double exp_dd(double x, double x_lo)
     return scale2(y, (int)kd);
 }
 
-double fmath_exp(double x)
+COLD double fmath_exp(double x)
 {
     return exp_dd(x, 0.0);
 }
@@ -129,7 +140,7 @@ double fmath_exp(double x)
 #define SQRT2 0x1.6a09e667f3bcdp0
 
 /* ln x in double-double, relative error below 2^-64 (tests/fmath/ulp.c). */
-static dd log_dd(double x)
+COLD static dd log_dd(double x)
 {
     if (!(x > 0.0) || x == INFINITY) /* 0, negative, NaN, +inf */
         return (dd){ x == 0.0 ? -INFINITY : x > 0.0 ? x : NAN, 0.0 };
@@ -176,7 +187,7 @@ static dd log_dd(double x)
     return fast_two_sum(sum.hi, sum.lo);
 }
 
-double fmath_log(double x)
+COLD double fmath_log(double x)
 {
     dd l = log_dd(x);
     return l.hi + l.lo;
@@ -184,7 +195,7 @@ double fmath_log(double x)
 
 /* ------------------------------------------------ pow */
 
-double fmath_pow(double x, double y)
+COLD double fmath_pow(double x, double y)
 {
     if (x == 1.0 || y == 0.0)
         return 1.0;

@@ -29,18 +29,13 @@ static float dot(const float *x, const float *w, size_t n)
     return s;
 }
 
-static float finish(f32x4 acc, const float *x, const float *w, size_t n4, size_t n)
-{
-    float s = f32x4_sum(acc);
-    SCALAR_LOOP
-    for (size_t i = n4; i < n; i++)
-        s += x[i] * w[i];
-    return s;
-}
-
-/* Two rows by four outputs: each x and w load feeds four, resp. two, products. */
+/*
+ * Two rows by four outputs: each x and w load feeds four, resp. two, products.
+ * The eight lane sums are reduced four at a time (f32x4_sum4: the order of
+ * f32x4_sum), the tail i >= n4 added after in order, then the bias.
+ */
 static void block_2x4(float *y0, float *y1, const float *x0, const float *x1, const float *w, size_t wstride,
-                      size_t n)
+                      size_t n, const float *bias)
 {
     size_t n4 = n & ~(size_t)3;
     const float *w0 = w, *w1 = w + wstride, *w2 = w + 2 * wstride, *w3 = w + 3 * wstride;
@@ -61,14 +56,31 @@ static void block_2x4(float *y0, float *y1, const float *x0, const float *x1, co
         a03 = f32x4_add(a03, f32x4_mul(u, k));
         a13 = f32x4_add(a13, f32x4_mul(v, k));
     }
-    y0[0] = finish(a00, x0, w0, n4, n);
-    y0[1] = finish(a01, x0, w1, n4, n);
-    y0[2] = finish(a02, x0, w2, n4, n);
-    y0[3] = finish(a03, x0, w3, n4, n);
-    y1[0] = finish(a10, x1, w0, n4, n);
-    y1[1] = finish(a11, x1, w1, n4, n);
-    y1[2] = finish(a12, x1, w2, n4, n);
-    y1[3] = finish(a13, x1, w3, n4, n);
+    f32x4 s0 = f32x4_sum4(a00, a01, a02, a03), s1 = f32x4_sum4(a10, a11, a12, a13);
+    if (n4 == n) {
+        if (bias) {
+            f32x4 b = f32x4_load(bias);
+            s0 = f32x4_add(s0, b), s1 = f32x4_add(s1, b);
+        }
+        f32x4_store(y1, s1); /* y1 may be y0 (an odd last row): the same values */
+        f32x4_store(y0, s0);
+        return;
+    }
+    float t0[4], t1[4];
+    f32x4_store(t0, s0);
+    f32x4_store(t1, s1);
+    for (size_t o = 0; o < 4; o++) {
+        const float *wo = w + o * wstride;
+        SCALAR_LOOP
+        for (size_t i = n4; i < n; i++) {
+            t0[o] += x0[i] * wo[i];
+            t1[o] += x1[i] * wo[i];
+        }
+        if (bias)
+            t0[o] += bias[o], t1[o] += bias[o];
+        y1[o] = t1[o];
+        y0[o] = t0[o];
+    }
 }
 
 void nn_linear(float *y, size_t ys, const float *x, size_t xs, size_t rows, const float *w,
@@ -80,44 +92,77 @@ void nn_linear(float *y, size_t ys, const float *x, size_t xs, size_t rows, cons
         const float *x0 = x + r * xs, *x1 = r + 1 < rows ? x0 + xs : x0;
         float *y0 = y + r * ys, *y1 = r + 1 < rows ? y0 + ys : y0;
         for (size_t o = 0; o < outs4; o += 4)
-            block_2x4(y0 + o, y1 + o, x0, x1, w + o * wstride, wstride, n);
+            block_2x4(y0 + o, y1 + o, x0, x1, w + o * wstride, wstride, n, bias ? bias + o : NULL);
         for (size_t o = outs4; o < outs; o++) {
-            y0[o] = dot(x0, w + o * wstride, n);
-            y1[o] = dot(x1, w + o * wstride, n);
+            float t0 = dot(x0, w + o * wstride, n), t1 = dot(x1, w + o * wstride, n);
+            if (bias)
+                t0 += bias[o], t1 += bias[o];
+            y1[o] = t1;
+            y0[o] = t0;
         }
     }
-    if (bias)
-        for (size_t r = 0; r < rows; r++)
-            for (size_t o = 0; o < outs; o++)
-                y[r * ys + o] += bias[o];
+}
+
+/* Up to four rows (a0..a3, the same row repeated when fewer) by eight columns:
+ * each load of b feeds four products, each splat of a two. */
+static void mix_4x8(float *const y[4], const float *const a[4], const float *b, size_t bs, size_t inner)
+{
+    f32x4 s00 = f32x4_splat(0.0f), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00, s30 = s00, s31 = s00;
+    for (size_t j = 0; j < inner; j++) {
+        f32x4 v0 = f32x4_load(b + j * bs), v1 = f32x4_load(b + j * bs + 4), p;
+        p = f32x4_splat(a[0][j]);
+        s00 = f32x4_add(s00, f32x4_mul(p, v0));
+        s01 = f32x4_add(s01, f32x4_mul(p, v1));
+        p = f32x4_splat(a[1][j]);
+        s10 = f32x4_add(s10, f32x4_mul(p, v0));
+        s11 = f32x4_add(s11, f32x4_mul(p, v1));
+        p = f32x4_splat(a[2][j]);
+        s20 = f32x4_add(s20, f32x4_mul(p, v0));
+        s21 = f32x4_add(s21, f32x4_mul(p, v1));
+        p = f32x4_splat(a[3][j]);
+        s30 = f32x4_add(s30, f32x4_mul(p, v0));
+        s31 = f32x4_add(s31, f32x4_mul(p, v1));
+    }
+    /* rows repeated for padding are written last, so the real row's values stand */
+    f32x4_store(y[3], s30), f32x4_store(y[3] + 4, s31);
+    f32x4_store(y[2], s20), f32x4_store(y[2] + 4, s21);
+    f32x4_store(y[1], s10), f32x4_store(y[1] + 4, s11);
+    f32x4_store(y[0], s00), f32x4_store(y[0] + 4, s01);
 }
 
 void nn_mix(float *y, size_t ys, const float *a, size_t as, size_t rows, const float *b, size_t bs,
             size_t inner, size_t cols)
 {
-    size_t cols4 = cols & ~(size_t)3;
-    /* two rows at a time share each load of b; an odd last row pairs with itself */
-    for (size_t i = 0; i < rows; i += 2) {
-        const float *a0 = a + i * as, *a1 = i + 1 < rows ? a0 + as : a0;
-        float *y0 = y + i * ys, *y1 = i + 1 < rows ? y0 + ys : y0;
-        for (size_t c = 0; c < cols4; c += 4) {
-            f32x4 s0 = f32x4_splat(0.0f), s1 = s0;
+    size_t cols8 = cols & ~(size_t)7, cols4 = cols & ~(size_t)3;
+    /* four rows at a time share each load of b; missing rows repeat the last */
+    for (size_t i = 0; i < rows; i += 4) {
+        const float *ar[4];
+        float *yr[4];
+        for (size_t t = 0; t < 4; t++) {
+            size_t row = i + t < rows ? i + t : rows - 1;
+            ar[t] = a + row * as, yr[t] = y + row * ys;
+        }
+        for (size_t c = 0; c < cols8; c += 8) {
+            float *yc[4] = { yr[0] + c, yr[1] + c, yr[2] + c, yr[3] + c };
+            mix_4x8(yc, ar, b + c, bs, inner);
+        }
+        for (size_t c = cols8; c < cols4; c += 4) {
+            f32x4 s[4] = { f32x4_splat(0.0f), f32x4_splat(0.0f), f32x4_splat(0.0f), f32x4_splat(0.0f) };
             for (size_t j = 0; j < inner; j++) {
                 f32x4 v = f32x4_load(b + j * bs + c);
-                s0 = f32x4_add(s0, f32x4_mul(f32x4_splat(a0[j]), v));
-                s1 = f32x4_add(s1, f32x4_mul(f32x4_splat(a1[j]), v));
+                for (size_t t = 0; t < 4; t++)
+                    s[t] = f32x4_add(s[t], f32x4_mul(f32x4_splat(ar[t][j]), v));
             }
-            f32x4_store(y0 + c, s0);
-            f32x4_store(y1 + c, s1);
+            for (size_t t = 4; t-- > 0;)
+                f32x4_store(yr[t] + c, s[t]);
         }
-        for (size_t c = cols4; c < cols; c++) {
-            float s0 = 0.0f, s1 = 0.0f;
-            SCALAR_LOOP
-            for (size_t j = 0; j < inner; j++) {
-                s0 += a0[j] * b[j * bs + c];
-                s1 += a1[j] * b[j * bs + c];
+        for (size_t c = cols4; c < cols; c++)
+            for (size_t t = 4; t-- > 0;) {
+                float acc = 0.0f;
+                SCALAR_LOOP
+                for (size_t j = 0; j < inner; j++)
+                    acc += ar[t][j] * b[j * bs + c];
+                yr[t][c] = acc;
             }
-            y0[c] = s0, y1[c] = s1;
-        }
     }
 }

@@ -9,7 +9,9 @@
 #include <math.h>
 
 #include "checked.h"
+#include "nn_attend.h"
 #include "nn_kernels.h"
+#include "nn_math.h"
 #include "nn_ops.h"
 
 #define DEFAULT_EPS 1e-5
@@ -30,83 +32,21 @@ int nn_valid_activation(int activation)
            activation == POSENC_ACTIVATION_GELU_TANH;
 }
 
-void nn_layer_norm(float *out, const float *x, size_t rows, size_t d, const float *gamma,
-                   const float *beta, double eps)
+void nn_attend(float *out, const float *q, const float *k, const float *v, size_t stride, size_t first,
+               size_t rows, size_t heads, size_t head_dim, nn_bias bias, const int32_t *key_mask,
+               int causal, float *probs, float *scratch)
 {
-    for (size_t r = 0; r < rows; r++) {
-        const float *xr = x + r * d;
-        float *yr = out + r * d;
-        double mean = 0.0, var = 0.0;
-        for (size_t k = 0; k < d; k++)
-            mean += xr[k];
-        mean /= (double)d;
-        for (size_t k = 0; k < d; k++)
-            var += ((double)xr[k] - mean) * ((double)xr[k] - mean);
-        double rstd = 1.0 / sqrt(var / (double)d + eps); /* biased variance, as torch */
-        for (size_t k = 0; k < d; k++) {
-            double y = ((double)xr[k] - mean) * rstd;
-            yr[k] = (float)(y * (gamma ? gamma[k] : 1.0) + (beta ? beta[k] : 0.0));
-        }
-    }
-}
-
-void nn_softmax_row(float *x, size_t n)
-{
-    float m = -INFINITY;
-    for (size_t j = 0; j < n; j++)
-        m = x[j] > m ? x[j] : m;
-    if (m == -INFINITY) { /* every key masked: no attention rather than 0/0 */
-        for (size_t j = 0; j < n; j++)
-            x[j] = 0.0f;
-        return;
-    }
-    /* exp(x - max) <= 1: the encoder article's exp(x) / sum exp(x) overflows to inf / inf */
-    double sum = 0.0;
-    for (size_t j = 0; j < n; j++) {
-        x[j] = expf(x[j] - m);
-        sum += x[j];
-    }
-    double inv = 1.0 / sum; /* sum >= 1: the maximum contributes exp(0) */
-    for (size_t j = 0; j < n; j++)
-        x[j] = (float)(x[j] * inv);
-}
-
-void nn_attend(float *out, const float *q, const float *k, const float *v, size_t stride, size_t seq,
-               size_t heads, size_t head_dim, const float *bias, const int32_t *key_mask, int causal,
-               float *probs, float *scratch)
-{
-    float scale = (float)(1.0 / sqrt((double)head_dim));
-    size_t plane = seq * seq;
+    size_t keys = first + rows;
+    nn_head a = { .out_stride = stride, .q_stride = stride, .kv_stride = stride, .head_dim = head_dim,
+                  .first = first, .rows = rows, .keys = keys,
+                  .scale = (float)(1.0 / sqrt((double)head_dim)), .bias_step = bias.row_step,
+                  .key_mask = key_mask, .causal = causal, .probs_stride = keys, .scratch = scratch };
     for (size_t h = 0; h < heads; h++) {
-        float *p = probs ? probs + h * plane : scratch;
-        const float *b = bias ? bias + h * plane : NULL;
         size_t col = h * head_dim;
-        nn_linear(p, seq, q + col, stride, seq, k + col, stride, seq, head_dim, NULL);
-        for (size_t i = 0; i < seq; i++) {
-            float *row = p + i * seq;
-            for (size_t j = 0; j < seq; j++) {
-                if ((key_mask && !key_mask[j]) || (causal && j > i))
-                    row[j] = -INFINITY;
-                else
-                    row[j] = b ? row[j] * scale + b[i * seq + j] : row[j] * scale;
-            }
-            nn_softmax_row(row, seq);
-        }
-        nn_mix(out + col, stride, p, seq, seq, v + col, stride, seq, head_dim);
-    }
-}
-
-/* GELU (Hendrycks & Gimpel 2016): torch's exact erf form and its tanh form. */
-static float activate(float x, int activation)
-{
-    double t = x;
-    switch (activation) {
-    case POSENC_ACTIVATION_GELU:
-        return (float)(0.5 * t * (1.0 + erf(t * 0.70710678118654752440)));
-    case POSENC_ACTIVATION_GELU_TANH:
-        return (float)(0.5 * t * (1.0 + tanh(0.79788456080286535588 * (t + 0.044715 * t * t * t))));
-    default:
-        return x > 0.0f ? x : 0.0f;
+        a.out = out + col, a.q = q + col, a.k = k + col, a.v = v + col;
+        a.bias = bias.base ? bias.base + h * bias.head_stride : NULL;
+        a.probs = probs ? probs + h * rows * keys : NULL;
+        nn_attend_head(&a);
     }
 }
 
@@ -115,8 +55,7 @@ void nn_feed_forward(float *out, const float *x, size_t rows, size_t d, size_t d
 {
     const float *w1 = params, *b1 = w1 + d_ff * d, *w2 = b1 + d_ff, *b2 = w2 + d * d_ff;
     nn_linear(hidden, d_ff, x, d, rows, w1, d, d_ff, d, b1);
-    for (size_t i = 0; i < rows * d_ff; i++)
-        hidden[i] = activate(hidden[i], activation);
+    nn_activate(hidden, rows * d_ff, activation);
     nn_linear(out, d, hidden, d_ff, rows, w2, d_ff, d, d_ff, b2);
 }
 
@@ -239,7 +178,8 @@ int posenc_attention(float *out, size_t out_len, const float *q, const float *k,
         return POSENC_ERR_INVALID_ARGUMENT;
     if (need == 0) /* no token: no loop over the (maybe huge) heads */
         return POSENC_OK;
-    nn_attend(out, q, k, v, heads * head_dim, seq, heads, head_dim, bias, key_mask, causal, probs, work);
+    nn_bias b = { bias, plane, (ptrdiff_t)seq };
+    nn_attend(out, q, k, v, heads * head_dim, 0, seq, heads, head_dim, b, key_mask, causal, probs, work);
     return POSENC_OK;
 }
 

@@ -18,19 +18,26 @@ size_t nn_feed_forward_len(size_t d_model, size_t d_ff);
 
 int nn_valid_activation(int activation);
 
-/* out (== x allowed) = (x - mean) / sqrt(var + eps) * gamma + beta, per row. */
-void nn_layer_norm(float *out, const float *x, size_t rows, size_t d, const float *gamma,
-                   const float *beta, double eps);
 
-/* Stable softmax of one row in place; an all -INFINITY row becomes zeros. */
-void nn_softmax_row(float *x, size_t n);
+/* An additive score bias: query i's row of head h at
+ * base + h * head_stride + i * row_step (nn_attend_head's bias and bias_step). */
+typedef struct nn_bias {
+    const float *base;
+    size_t head_stride;
+    ptrdiff_t row_step;
+} nn_bias;
 
-/* Scaled dot-product attention of every head; q, k, v, out rows `stride`
- * apart, [seq][heads][head_dim] within a row. probs: [heads][seq][seq] or
- * NULL (then scratch holds seq * seq floats). */
-void nn_attend(float *out, const float *q, const float *k, const float *v, size_t stride, size_t seq,
-               size_t heads, size_t head_dim, const float *bias, const int32_t *key_mask, int causal,
-               float *probs, float *scratch);
+/* Scaled dot-product attention of every head (nn_attend_head): `rows`
+ * queries at positions [first, first + rows) against the keys [0, first +
+ * rows) (first = 0, rows = seq: self-attention; first = the tokens cached:
+ * decoding with a KV cache). q and out hold the rows' queries and outputs,
+ * k and v every key and value, each row `stride` floats apart,
+ * [heads][head_dim] within a row. bias: base NULL for none. probs:
+ * [heads][rows][first + rows] or NULL (then scratch holds
+ * min(NN_ATTEND_ROWS, rows) * (first + rows) floats). */
+void nn_attend(float *out, const float *q, const float *k, const float *v, size_t stride, size_t first,
+               size_t rows, size_t heads, size_t head_dim, nn_bias bias, const int32_t *key_mask,
+               int causal, float *probs, float *scratch);
 
 /* out (== x allowed) = W2 act(W1 x + b1) + b2, hidden: rows * d_ff floats. */
 void nn_feed_forward(float *out, const float *x, size_t rows, size_t d, size_t d_ff,

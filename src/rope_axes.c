@@ -1,12 +1,13 @@
 /*
  * rope_axes.c: RoPE whose rotary pairs take their positions from several
- * axes, one section of pairs per axis: M-RoPE (Qwen2-VL) and 2-D RoPE for
- * vision encoders (formulas, sources and layouts in posenc.h).
+ * axes: M-RoPE (Qwen2-VL's sections, Qwen3-VL's interleaving) and 2-D RoPE
+ * for vision encoders (formulas, sources and layouts in posenc.h).
  *
- * Each axis's section of a block of pairs streams the same exact recurrence
- * as posenc_rope_apply, restarting wherever that axis's positions stop
- * counting up by one; the rotation is posenc_rope_apply's. With every axis
- * at the same positions, the values are posenc_rope_apply's bit for bit.
+ * The pairs of each axis within a block (gathered, when interleaved) stream
+ * the same exact recurrence as posenc_rope_apply, restarting wherever that
+ * axis's positions stop counting up by one; the rotation is
+ * posenc_rope_apply's. With every axis at the same positions, the values are
+ * posenc_rope_apply's bit for bit.
  */
 #include "posenc.h"
 
@@ -25,25 +26,60 @@ static int check_rotation(size_t rotary_dim, const double *inv_freq, double atte
     return posenc_rope_cache(&none[0], &none[1], 0, 0, 0, NULL, rotary_dim, inv_freq, attention_factor, precision);
 }
 
-/* 1 <= n_axes <= POSENC_ROPE_MAX_AXES and the sections add up to rotary_dim / 2. */
-static int check_sections(size_t n_axes, const size_t *sections, size_t half)
+/*
+ * 1 <= n_axes <= POSENC_ROPE_MAX_AXES, the sections add up to rotary_dim / 2,
+ * and, interleaved, axis a >= 1 has all its sections[a] pairs k = a + n_axes j
+ * below rotary_dim / 2: section a counts the pairs of axis a either way.
+ */
+static int check_sections(size_t n_axes, const size_t *sections, int arrangement, size_t half)
 {
     size_t sum = 0;
-    if (n_axes == 0 || n_axes > POSENC_ROPE_MAX_AXES)
+    if (n_axes == 0 || n_axes > POSENC_ROPE_MAX_AXES ||
+        (arrangement != POSENC_AXES_SECTIONED && arrangement != POSENC_AXES_INTERLEAVED))
         return POSENC_ERR_INVALID_ARGUMENT;
-    for (size_t a = 0; a < n_axes; a++)
+    for (size_t a = 0; a < n_axes; a++) {
         if (__builtin_add_overflow(sum, sections[a], &sum))
             return POSENC_ERR_INVALID_ARGUMENT;
+        /* the last pair of axis a, a + n_axes (sections[a] - 1), must exist */
+        if (arrangement == POSENC_AXES_INTERLEAVED && a > 0 && sections[a] > 0 &&
+            (a >= half || sections[a] - 1 > (half - 1 - a) / n_axes))
+            return POSENC_ERR_INVALID_ARGUMENT;
+    }
     return sum == half ? POSENC_OK : POSENC_ERR_INVALID_ARGUMENT;
 }
 
-/* One axis's share of a block of pairs: pairs k0 + from .. k0 + from + n - 1. */
+/*
+ * The axis of pair k. Sectioned: the section k falls in. Interleaved (HF
+ * Qwen3VLTextRotaryEmbedding.apply_interleaved_mrope): pair k takes axis
+ * a = k mod n_axes when a >= 1 and k < n_axes * sections[a], else axis 0.
+ */
+static size_t axis_of(size_t k, size_t n_axes, const size_t *sections, int arrangement)
+{
+    if (arrangement == POSENC_AXES_INTERLEAVED) {
+        size_t a = k % n_axes;
+        return a != 0 && k / n_axes < sections[a] ? a : 0;
+    }
+    size_t a = 0;
+    for (size_t lo = sections[0]; k >= lo && a + 1 < n_axes; lo += sections[++a])
+        ;
+    return a;
+}
+
+/*
+ * One axis's share of a block of pairs: n pairs at offsets at[0..n) of the
+ * block, their frequencies gathered in w (contiguous: at[i] = at[0] + i, the
+ * sectioned case, written in place).
+ */
 typedef struct axis_part {
-    size_t axis, from, n;
+    size_t axis, n, contiguous;
+    unsigned char at[TRIG_BLOCK];
+    double w[TRIG_BLOCK];
     trig_stream stream;
     int32_t last;   /* the position of the row before                 */
     int started;    /* 0: the next row starts a run                    */
 } axis_part;
+
+_Static_assert(TRIG_BLOCK <= 256, "block offsets are bytes");
 
 /* A block of at most TRIG_BLOCK pairs, split by axis. */
 typedef struct axes_block {
@@ -52,24 +88,33 @@ typedef struct axes_block {
     const double *inv_freq;
     double attention;
     int precision;
+    float gc[TRIG_BLOCK], gs[TRIG_BLOCK]; /* a gathered part's row, before it is scattered */
 } axes_block;
 
-static void block_start(axes_block *b, size_t n_axes, const size_t *sections, size_t k0, size_t n)
+static void block_start(axes_block *b, size_t n_axes, const size_t *sections, int arrangement, size_t k0, size_t n)
 {
-    size_t lo = 0;
     b->count = 0;
     b->k0 = k0;
-    for (size_t a = 0; a < n_axes; lo += sections[a], a++) {
-        size_t from = lo > k0 ? lo : k0, to = lo + sections[a] < k0 + n ? lo + sections[a] : k0 + n;
-        if (from >= to)
-            continue;
-        axis_part *part = &b->part[b->count++];
-        part->axis = a;
-        part->from = from - k0;
-        part->n = to - from;
-        part->started = 0;
+    axis_part *of[POSENC_ROPE_MAX_AXES] = { NULL };
+    for (size_t i = 0; i < n; i++) {
+        size_t a = axis_of(k0 + i, n_axes, sections, arrangement);
+        if (!of[a]) {
+            of[a] = &b->part[b->count++];
+            of[a]->axis = a;
+            of[a]->n = 0;
+            of[a]->started = 0;
+        }
+        axis_part *part = of[a];
+        part->at[part->n] = (unsigned char)i;
+        part->w[part->n++] = b->inv_freq[k0 + i];
+    }
+    memset(b->gc, 0, sizeof b->gc); /* written before read; zeroed so that no path reads garbage */
+    memset(b->gs, 0, sizeof b->gs);
+    for (size_t j = 0; j < b->count; j++) {
+        axis_part *part = &b->part[j];
+        part->contiguous = (size_t)part->at[part->n - 1] - part->at[0] + 1 == part->n;
         if (b->precision == POSENC_ROPE_PRECISION_FLOAT64)
-            trig_stream_start(&part->stream, b->inv_freq + from, part->n, 0.0);
+            trig_stream_start(&part->stream, part->w, part->n, 0.0);
     }
 }
 
@@ -83,28 +128,33 @@ static void block_restart(axes_block *b)
 /*
  * cos and sin of the block's pairs for one row, into c[0..n) and s[0..n):
  * each axis's pairs at that axis's position, positions[axis * stride + index].
+ * Each pair's value depends only on its frequency and the axis's positions,
+ * so gathering the pairs of an axis changes no bit.
  */
 static void block_row(axes_block *b, const int32_t *positions, size_t stride, size_t index, float *c, float *s)
 {
     for (size_t i = 0; i < b->count; i++) {
         axis_part *part = &b->part[i];
         int32_t p = positions[part->axis * stride + index];
+        float *pc = part->contiguous ? c + part->at[0] : b->gc, *ps = part->contiguous ? s + part->at[0] : b->gs;
         if (b->precision == POSENC_ROPE_PRECISION_FLOAT64) {
             if (!part->started || !(part->last < INT32_MAX && p == part->last + 1))
                 trig_stream_seek(&part->stream, (double)p);
-            trig_stream_row(&part->stream, c + part->from, s + part->from, b->attention);
+            trig_stream_row(&part->stream, pc, ps, b->attention);
         } else {
             /* the float32 recipe, value by value, as posenc_rope_cache computes it */
-            posenc_rope_cache(c + part->from, s + part->from, part->n, 1, p, NULL, 2 * part->n,
-                              b->inv_freq + b->k0 + part->from, b->attention, b->precision);
+            posenc_rope_cache(pc, ps, part->n, 1, p, NULL, 2 * part->n, part->w, b->attention, b->precision);
         }
+        if (!part->contiguous)
+            for (size_t j = 0; j < part->n; j++)
+                c[part->at[j]] = b->gc[j], s[part->at[j]] = b->gs[j];
         part->last = p;
         part->started = 1;
     }
 }
 
 int posenc_rope_axes_cache(float *cos_out, float *sin_out, size_t out_len, size_t length,
-                           const int32_t *positions, size_t n_axes, const size_t *sections,
+                           const int32_t *positions, size_t n_axes, const size_t *sections, int arrangement,
                            size_t rotary_dim, const double *inv_freq, double attention_factor,
                            int precision)
 {
@@ -113,7 +163,7 @@ int posenc_rope_axes_cache(float *cos_out, float *sin_out, size_t out_len, size_
     if (!cos_out || !sin_out || !inv_freq || !sections || (!positions && length))
         return POSENC_ERR_NULL_POINTER;
     if ((status = check_rotation(rotary_dim, inv_freq, attention_factor, precision)) ||
-        (status = check_sections(n_axes, sections, half)))
+        (status = check_sections(n_axes, sections, arrangement, half)))
         return status;
     if (checked_mul(length, half, &need) || checked_mul(length, n_axes, &positions_len))
         return POSENC_ERR_SIZE_OVERFLOW;
@@ -136,7 +186,7 @@ int posenc_rope_axes_cache(float *cos_out, float *sin_out, size_t out_len, size_
     axes_block b = { .inv_freq = inv_freq, .attention = attention_factor, .precision = precision };
     for (size_t k0 = 0; k0 < half; k0 += TRIG_BLOCK) {
         size_t n = half - k0 < TRIG_BLOCK ? half - k0 : TRIG_BLOCK;
-        block_start(&b, n_axes, sections, k0, n);
+        block_start(&b, n_axes, sections, arrangement, k0, n);
         for (size_t r = 0; r < length; r++)
             block_row(&b, positions, length, r, cos_out + r * half + k0, sin_out + r * half + k0);
     }
@@ -146,7 +196,7 @@ int posenc_rope_axes_cache(float *cos_out, float *sin_out, size_t out_len, size_
 int posenc_rope_axes_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t heads,
                            size_t head_dim, int order, size_t rotary_dim, int layout, const double *inv_freq,
                            double attention_factor, const int32_t *positions, size_t positions_len,
-                           size_t n_axes, const size_t *sections, int precision)
+                           size_t n_axes, const size_t *sections, int arrangement, int precision)
 {
     size_t half = rotary_dim / 2, row_len, need, batch_rows, shared_len, own_len;
     int status;
@@ -157,7 +207,7 @@ int posenc_rope_axes_apply(float *x, size_t x_len, size_t batch, size_t seq, siz
         (order != POSENC_ROPE_ORDER_BSHD && order != POSENC_ROPE_ORDER_BHSD))
         return POSENC_ERR_INVALID_ARGUMENT;
     if ((status = check_rotation(rotary_dim, inv_freq, attention_factor, precision)) ||
-        (status = check_sections(n_axes, sections, half)))
+        (status = check_sections(n_axes, sections, arrangement, half)))
         return status;
     if (checked_mul(heads, head_dim, &row_len) || checked_mul3(batch, seq, row_len, &need) ||
         checked_mul(batch, seq, &batch_rows) || checked_mul(n_axes, seq, &shared_len) ||
@@ -187,7 +237,7 @@ int posenc_rope_axes_apply(float *x, size_t x_len, size_t batch, size_t seq, siz
     axes_block b = { .inv_freq = inv_freq, .attention = attention_factor, .precision = precision };
     for (size_t k0 = 0; k0 < half; k0 += TRIG_BLOCK) {
         size_t n = half - k0 < TRIG_BLOCK ? half - k0 : TRIG_BLOCK;
-        block_start(&b, n_axes, sections, k0, n);
+        block_start(&b, n_axes, sections, arrangement, k0, n);
         for (size_t g = 0; g < groups; g++) {
             block_restart(&b);
             for (size_t r = 0; r < seq; r++) {

@@ -163,9 +163,10 @@ static int plan_rope(rope_plan *p, size_t rotary_dim, double base, const posenc_
         p->original_max = s->original_max_position_embeddings;
         p->low = s->low_freq_factor;
         p->high = s->high_freq_factor;
-        /* high == low divides by zero in the smooth factor; HF's validator wants high > low */
+        /* high == low empties the smooth band (Llama 4 Scout: 1 and 1; HF accepts it with a
+           warning); a wavelength exactly on its edge would divide 0 by 0: NaN, refused below */
         if (!finite_positive(p->factor) || p->original_max == 0.0 || !optional_count(p->original_max) ||
-            !finite_positive(p->low) || !finite_positive(p->high) || !(p->high > p->low))
+            !finite_positive(p->low) || !finite_positive(p->high) || !(p->high >= p->low))
             return POSENC_ERR_INVALID_ARGUMENT;
         return POSENC_OK;
     case POSENC_ROPE_LONGROPE:

@@ -4,7 +4,8 @@
  * With WASM SIMD (-msimd128) it maps to v128 instructions; otherwise a scalar
  * twin does the same IEEE operations lane by lane, so both builds give
  * bit-identical results (f64 mul/add/sub and the f64 -> f32 rounding are
- * exactly specified in both).
+ * exactly specified in both; so are the f32 division, the comparisons and
+ * selections, |x|, and the integer lane operations on a float's bits).
  */
 #ifndef POSENC_SIMD_H
 #define POSENC_SIMD_H
@@ -51,8 +52,53 @@ static inline float f32x4_sum(f32x4 v)
     return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +
            (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
 }
+/* { sum(a), sum(b), sum(c), sum(d) }, each (v0 + v1) + (v2 + v3) as f32x4_sum */
+static inline f32x4 f32x4_sum4(f32x4 a, f32x4 b, f32x4 c, f32x4 d)
+{
+    f32x4 ab = wasm_f32x4_add(wasm_i32x4_shuffle(a, b, 0, 2, 4, 6), wasm_i32x4_shuffle(a, b, 1, 3, 5, 7));
+    f32x4 cd = wasm_f32x4_add(wasm_i32x4_shuffle(c, d, 0, 2, 4, 6), wasm_i32x4_shuffle(c, d, 1, 3, 5, 7));
+    /* ab = { a0+a1, a2+a3, b0+b1, b2+b3 }, cd likewise */
+    return wasm_f32x4_add(wasm_i32x4_shuffle(ab, cd, 0, 2, 4, 6), wasm_i32x4_shuffle(ab, cd, 1, 3, 5, 7));
+}
+static inline f32x4 f32x4_div(f32x4 a, f32x4 b) { return wasm_f32x4_div(a, b); }
+/* |v|: the sign bit cleared */
+static inline f32x4 f32x4_abs(f32x4 v) { return wasm_f32x4_abs(v); }
+
+/* Lane masks (all ones or all zeros) and 32-bit integer lanes. */
+typedef v128_t u32x4;
+static inline u32x4 f32x4_lt(f32x4 a, f32x4 b) { return wasm_f32x4_lt(a, b); }
+static inline u32x4 f32x4_gt(f32x4 a, f32x4 b) { return wasm_f32x4_gt(a, b); }
+static inline u32x4 f32x4_ge(f32x4 a, f32x4 b) { return wasm_f32x4_ge(a, b); }
+/* mask ? a : b, lane by lane */
+static inline f32x4 f32x4_select(u32x4 mask, f32x4 a, f32x4 b) { return wasm_v128_bitselect(a, b, mask); }
+/* mask ? +0 : a, lane by lane (one andnot) */
+static inline f32x4 f32x4_zero_where(u32x4 mask, f32x4 a) { return wasm_v128_andnot(a, mask); }
+static inline u32x4 f32x4_bits(f32x4 v) { return v; }
+static inline f32x4 f32x4_from_bits(u32x4 v) { return v; }
+static inline u32x4 u32x4_add(u32x4 a, u32x4 b) { return wasm_i32x4_add(a, b); }
+static inline u32x4 u32x4_load(const void *p) { return wasm_v128_load(p); }
+/* lanes equal to 0 */
+static inline u32x4 u32x4_eqz(u32x4 a) { return wasm_i32x4_eq(a, wasm_i32x4_splat(0)); }
+static inline u32x4 u32x4_shl(u32x4 a, int n) { return wasm_i32x4_shl(a, n); }
+
+/* Lanes 0, 1 and lanes 2, 3 as doubles; four floats back from two pairs. */
+static inline f64x2 f64x2_from_f32x4_low(f32x4 v) { return wasm_f64x2_promote_low_f32x4(v); }
+static inline f64x2 f64x2_from_f32x4_high(f32x4 v)
+{
+    return wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(v, v, 2, 3, 2, 3));
+}
+static inline f32x4 f32x4_from_f64x2(f64x2 lo, f64x2 hi)
+{
+    return wasm_i32x4_shuffle(wasm_f32x4_demote_f64x2_zero(lo), wasm_f32x4_demote_f64x2_zero(hi), 0, 1, 4, 5);
+}
+/* lane 0 + lane 1 */
+static inline double f64x2_sum(f64x2 v) { return wasm_f64x2_extract_lane(v, 0) + wasm_f64x2_extract_lane(v, 1); }
 
 #else
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 typedef struct f64x2 { double lane[2]; } f64x2;
 
@@ -91,10 +137,94 @@ static inline f32x4 f32x4_make(float a, float b, float c, float d) { return (f32
 F32X4_OP(f32x4_add, +)
 F32X4_OP(f32x4_sub, -)
 F32X4_OP(f32x4_mul, *)
-#undef F32X4_OP
 static inline f32x4 f32x4_swap_pairs(f32x4 v) { return (f32x4){ { v.lane[1], v.lane[0], v.lane[3], v.lane[2] } }; }
 static inline f32x4 f32x4_splat(float x) { return (f32x4){ { x, x, x, x } }; }
 static inline float f32x4_sum(f32x4 v) { return (v.lane[0] + v.lane[1]) + (v.lane[2] + v.lane[3]); }
+static inline f32x4 f32x4_sum4(f32x4 a, f32x4 b, f32x4 c, f32x4 d)
+{
+    return (f32x4){ { f32x4_sum(a), f32x4_sum(b), f32x4_sum(c), f32x4_sum(d) } };
+}
+F32X4_OP(f32x4_div, /)
+#undef F32X4_OP
+static inline f32x4 f32x4_abs(f32x4 v)
+{
+    return (f32x4){ { fabsf(v.lane[0]), fabsf(v.lane[1]), fabsf(v.lane[2]), fabsf(v.lane[3]) } };
+}
+
+typedef struct u32x4 { uint32_t lane[4]; } u32x4;
+static inline u32x4 f32x4_lt(f32x4 a, f32x4 b)
+{
+    u32x4 m;
+    for (int i = 0; i < 4; i++)
+        m.lane[i] = a.lane[i] < b.lane[i] ? 0xffffffffu : 0u;
+    return m;
+}
+static inline u32x4 f32x4_gt(f32x4 a, f32x4 b) { return f32x4_lt(b, a); }
+static inline u32x4 f32x4_ge(f32x4 a, f32x4 b)
+{
+    u32x4 m;
+    for (int i = 0; i < 4; i++)
+        m.lane[i] = a.lane[i] >= b.lane[i] ? 0xffffffffu : 0u;
+    return m;
+}
+static inline u32x4 f32x4_bits(f32x4 v)
+{
+    u32x4 u;
+    memcpy(u.lane, v.lane, sizeof u.lane);
+    return u;
+}
+static inline f32x4 f32x4_from_bits(u32x4 u)
+{
+    f32x4 v;
+    memcpy(v.lane, u.lane, sizeof v.lane);
+    return v;
+}
+static inline f32x4 f32x4_select(u32x4 mask, f32x4 a, f32x4 b)
+{
+    u32x4 x = f32x4_bits(a), y = f32x4_bits(b), r;
+    for (int i = 0; i < 4; i++)
+        r.lane[i] = (x.lane[i] & mask.lane[i]) | (y.lane[i] & ~mask.lane[i]);
+    return f32x4_from_bits(r);
+}
+static inline f32x4 f32x4_zero_where(u32x4 mask, f32x4 a)
+{
+    u32x4 x = f32x4_bits(a);
+    for (int i = 0; i < 4; i++)
+        x.lane[i] &= ~mask.lane[i];
+    return f32x4_from_bits(x);
+}
+static inline u32x4 u32x4_add(u32x4 a, u32x4 b)
+{
+    for (int i = 0; i < 4; i++)
+        a.lane[i] += b.lane[i];
+    return a;
+}
+static inline u32x4 u32x4_load(const void *p)
+{
+    u32x4 u;
+    memcpy(u.lane, p, sizeof u.lane);
+    return u;
+}
+static inline u32x4 u32x4_eqz(u32x4 a)
+{
+    for (int i = 0; i < 4; i++)
+        a.lane[i] = a.lane[i] == 0 ? 0xffffffffu : 0u;
+    return a;
+}
+static inline u32x4 u32x4_shl(u32x4 a, int n)
+{
+    for (int i = 0; i < 4; i++)
+        a.lane[i] <<= n;
+    return a;
+}
+
+static inline f64x2 f64x2_from_f32x4_low(f32x4 v) { return (f64x2){ { v.lane[0], v.lane[1] } }; }
+static inline f64x2 f64x2_from_f32x4_high(f32x4 v) { return (f64x2){ { v.lane[2], v.lane[3] } }; }
+static inline f32x4 f32x4_from_f64x2(f64x2 lo, f64x2 hi)
+{
+    return (f32x4){ { (float)lo.lane[0], (float)lo.lane[1], (float)hi.lane[0], (float)hi.lane[1] } };
+}
+static inline double f64x2_sum(f64x2 v) { return v.lane[0] + v.lane[1]; }
 
 #endif
 #endif

@@ -347,7 +347,7 @@ describe('debertaBuckets', () => {
 
 // keyLength is optional for t5Buckets, t5Bias and debertaBuckets: it defaults to
 // queryLength (a square self-attention matrix), and the documentation says so
-// where users look (the README's API table, the declarations' JSDoc).
+// where users look (the API table of docs/api.md, the declarations' JSDoc).
 describe('keyLength defaults to queryLength', () => {
   test('the values: the square matrix', () => {
     expect(posenc.t5Buckets({ queryLength: 9 })).toEqual(posenc.t5Buckets({ queryLength: 9, keyLength: 9 }));
@@ -356,10 +356,10 @@ describe('keyLength defaults to queryLength', () => {
     expect(posenc.t5Bias({ heads: 2, weights, queryLength: 7 })).toEqual(posenc.t5Bias({ heads: 2, weights, queryLength: 7, keyLength: 7 }));
   });
 
-  test('the documentation: README rows and .d.ts JSDoc', () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  test('the documentation: docs/api.md rows and .d.ts JSDoc', () => {
+    const api = readFileSync(new URL('../docs/api.md', import.meta.url), 'utf8');
     for (const fn of ['t5Buckets', 'debertaBuckets']) {
-      const row = readme.split('\n').find((line) => line.startsWith(`| \`${fn}(opts)\``));
+      const row = api.split('\n').find((line) => line.startsWith(`| \`${fn}(opts)\``));
       expect(row).toContain('`keyLength` (= queryLength)');
     }
     const dts = readFileSync(new URL('../src/js/posenc.d.ts', import.meta.url), 'utf8');

@@ -1,9 +1,11 @@
-// The two wasm builds, WASM SIMD (dist/posenc.wasm) and baseline
-// (dist/posenc-baseline.wasm), give bit-identical results: each is
-// instantiated raw and every kernel path is run on both with the same input.
+// The two wasm builds, WASM SIMD and baseline, give bit-identical results:
+// each is instantiated raw and every kernel path is run on both with the same
+// input. The encoder's builds (dist/posenc-encoder*.wasm) hold every routine;
+// the default entry's (dist/posenc*.wasm) are held to them too.
 import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { encoder_config as CONFIG, status as STATUS } from '../build/abi.js';
 import { posenc } from './helpers.js';
 
 async function load(file) {
@@ -15,9 +17,11 @@ async function load(file) {
 
 let simd;
 let base;
+let small; // the default entry's builds: { simd, base }
 beforeAll(async () => {
-  simd = await load('posenc.wasm');
-  base = await load('posenc-baseline.wasm');
+  simd = await load('posenc-encoder.wasm');
+  base = await load('posenc-encoder-baseline.wasm');
+  small = { simd: await load('posenc.wasm'), base: await load('posenc-baseline.wasm') };
 });
 
 // Runs call(exports, ptr) on a buffer holding `input` (or zeros) and returns its bytes after.
@@ -47,6 +51,17 @@ test('the SIMD build uses v128 instructions, the baseline none (binaryen wasm-di
   };
   expect(simdOps('posenc.wasm')).toBeGreaterThan(50);
   expect(simdOps('posenc-baseline.wasm')).toBe(0);
+  expect(simdOps('posenc-encoder.wasm')).toBeGreaterThan(50);
+  expect(simdOps('posenc-encoder-baseline.wasm')).toBe(0);
+});
+
+test("the default entry's builds give the encoder builds' bits (the same routines, linked apart)", () => {
+  const check = (bytes, call) => {
+    const want = run(simd, bytes, call);
+    for (const e of [small.simd, small.base]) expect(Buffer.compare(run(e, bytes, call), want)).toBe(0);
+  };
+  check(37 * 129 * 4, (e, p) => e.posenc_sinusoidal(p, 37 * 129, 37, 129, 0, 1000003, 0));
+  check(2 * 50 * 32 * 4, (e, p) => withFreqs(e, 32, (f) => e.posenc_rope_cache(p, p + 50 * 32 * 4, 50 * 32, 50, 4095, 0, 64, f, 1.0, 0)));
 });
 
 test.each([0, 1, 2, 3])('sinusoidal layout %i: identical tables, odd widths and long positions', (layout) => {
@@ -122,16 +137,18 @@ test('RoPE over three axes (M-RoPE): the cache and the rotation, both layouts an
   const withAxes = (e, call) => {
     const q = e.malloc(positions.byteLength + 12);
     new Int32Array(e.memory.buffer, q, 3 * seq).set(positions);
-    new Uint32Array(e.memory.buffer, q + positions.byteLength, 3).set([3, 4, 5]);
+    new Uint32Array(e.memory.buffer, q + positions.byteLength, 3).set([4, 4, 4]); // valid sectioned and interleaved
     const status = withFreqs(e, 12, (f) => call(f, q, q + positions.byteLength));
     e.free(q);
     return status;
   };
   const x = Float32Array.from({ length: seq * heads * headDim }, (_, i) => Math.sin(i * 0.3));
   for (const precision of [0, 1]) {
-    same(2 * seq * 12 * 4, (e, p) => withAxes(e, (f, pos, sec) => e.posenc_rope_axes_cache(p, p + seq * 12 * 4, seq * 12, seq, pos, 3, sec, 24, f, 1.0, precision)));
-    for (const [layout, order] of [[0, 0], [1, 0], [0, 1], [1, 1]]) {
-      same(x.byteLength, (e, p) => withAxes(e, (f, pos, sec) => e.posenc_rope_axes_apply(p, x.length, 1, seq, heads, headDim, order, 24, layout, f, 1.0, pos, 3 * seq, 3, sec, precision)), x);
+    for (const arrangement of [0, 1]) { // sectioned (Qwen2-VL), interleaved (Qwen3-VL)
+      same(2 * seq * 12 * 4, (e, p) => withAxes(e, (f, pos, sec) => e.posenc_rope_axes_cache(p, p + seq * 12 * 4, seq * 12, seq, pos, 3, sec, arrangement, 24, f, 1.0, precision)));
+    }
+    for (const [layout, order, arrangement] of [[0, 0, 0], [1, 0, 1], [0, 1, 1], [1, 1, 0]]) {
+      same(x.byteLength, (e, p) => withAxes(e, (f, pos, sec) => e.posenc_rope_axes_apply(p, x.length, 1, seq, heads, headDim, order, 24, layout, f, 1.0, pos, 3 * seq, 3, sec, arrangement, precision)), x);
     }
   }
 });
@@ -177,6 +194,172 @@ test('through position 0 and the anchors: identical, and exact at 0', () => {
   for (const layout of [0, 1]) {
     same(x.byteLength, (e, p) => withFreqs(e, 4, (f) => e.posenc_rope_apply(p, x.length, 1, 1300, 1, 8, 8, layout, f, 1.0, -1100, 0, 0, 0)), x);
   }
+});
+
+// ------------------------------------------------------------ the encoder
+
+/**
+ * Calls fn(e, ...pointers) with each input array copied into e's memory and
+ * outputs[i] zeroed bytes after them; returns the outputs' bytes.
+ */
+function runBuffers(e, inputs, outputs, fn) {
+  const ptrs = inputs.map((a) => {
+    const p = e.malloc(Math.max(a.byteLength, 8));
+    new Uint8Array(e.memory.buffer, p, a.byteLength).set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+    return p;
+  });
+  const outs = outputs.map((bytes) => {
+    const p = e.malloc(Math.max(bytes, 8));
+    new Uint8Array(e.memory.buffer, p, bytes).fill(0);
+    return p;
+  });
+  const status = fn(e, ...ptrs, ...outs);
+  const result = outs.map((p, i) => Buffer.from(new Uint8Array(e.memory.buffer, p, outputs[i]).slice()));
+  [...ptrs, ...outs].forEach((p) => e.free(p));
+  expect(status).toBe(0);
+  return result;
+}
+
+function sameBuffers(inputs, outputs, fn) {
+  const a = runBuffers(simd, inputs, outputs, fn);
+  const b = runBuffers(base, inputs, outputs, fn);
+  a.forEach((bytes, i) => {
+    if (Buffer.compare(bytes, b[i]) !== 0) expect(bytes).toEqual(b[i]);
+    expect(Buffer.compare(bytes, b[i])).toBe(0);
+  });
+  return a;
+}
+
+const noise = (n, scale, seed = 1) => Float32Array.from({ length: n }, (_, i) => scale * Math.sin(seed * 12.9898 + i * 78.233) * Math.cos(i * 0.37 + seed));
+
+test('linear, softmax and feed-forward (every activation): identical, odd sizes', () => {
+  const [R, IN, OUT] = [13, 37, 19];
+  const x = noise(R * IN, 2);
+  const w = noise(OUT * IN + OUT, 0.5, 2);
+  sameBuffers([x, w], [R * OUT * 4], (e, px, pw, pout) => e.posenc_linear(pout, R * OUT, px, R * IN, R, IN, pw, OUT * IN, OUT, pw + OUT * IN * 4));
+  const scores = noise(7 * 45, 30, 3);
+  scores[5] = -Infinity;
+  same(scores.byteLength, (e, p) => e.posenc_softmax(p, scores.length, 7, 45), scores);
+  const [D, FF] = [24, 41];
+  const params = noise(2 * FF * D + FF + D, 0.6, 4);
+  for (const activation of [0, 1, 2]) {
+    sameBuffers([noise(R * D, 3, 5), params], [R * D * 4, R * FF * 4], (e, px, pp, pout, pwork) =>
+      e.posenc_feed_forward(pout, R * D, px, R * D, R, D, FF, pp, params.length, activation, pwork, R * FF));
+  }
+});
+
+test('attention: causal or not, bias, key mask, probabilities kept or not: identical', () => {
+  const [S, H, HD] = [23, 3, 7];
+  const n = S * H * HD;
+  const [q, k, v] = [noise(n, 2, 6), noise(n, 2, 7), noise(n, 1, 8)];
+  const bias = noise(H * S * S, 1, 9);
+  const mask = Int32Array.from({ length: S }, (_, i) => (i % 6 === 4 ? 0 : 1));
+  for (const causal of [0, 1]) {
+    for (const withBias of [false, true]) {
+      const [out, probs] = sameBuffers([q, k, v, bias, mask], [n * 4, H * S * S * 4], (e, pq, pk, pv, pb, pm, pout, pprobs) =>
+        e.posenc_attention(pout, n, pq, pk, pv, n, S, H, HD, withBias ? pb : 0, withBias ? H * S * S : 0, pm, causal, pprobs, H * S * S, 0, 0));
+      const [lean] = sameBuffers([q, k, v, bias, mask], [n * 4, S * S * 4], (e, pq, pk, pv, pb, pm, pout, pwork) =>
+        e.posenc_attention(pout, n, pq, pk, pv, n, S, H, HD, withBias ? pb : 0, withBias ? H * S * S : 0, pm, causal, 0, 0, pwork, S * S));
+      expect(Buffer.compare(out, lean)).toBe(0);
+      expect(probs.length).toBe(H * S * S * 4);
+    }
+  }
+});
+
+/** posenc_encoder_config (include/posenc.h) at its wasm32 layout, read off the header (build/abi.js). */
+const CONFIG_BYTES = CONFIG.bytes;
+function encoderConfig(c) {
+  const view = new DataView(new ArrayBuffer(CONFIG.bytes));
+  const setter = { u32: 'setUint32', i32: 'setInt32', ptr: 'setUint32', f64: 'setFloat64' };
+  for (const [name, [at, kind]] of Object.entries(CONFIG.fields)) view[setter[kind]](at, c[name] ?? 0, true);
+  return new Uint8Array(view.buffer);
+}
+
+test.each([
+  ['none', 0, 0, 0], ['sinusoidal', 1, 1, 1], ['rope', 2, 0, 2], ['alibi', 3, 1, 1], ['t5', 4, 0, 0], ['learned', 5, 1, 1],
+])('the encoder (%s): logits and attention identical, causal and not, with a mask', (name, positional, norm, activation) => {
+  const [V, D, H, FF, L, S] = [18, 24, 3, 40, 2, 29];
+  const HD = D / H;
+  const invFreq = Float64Array.from({ length: HD / 2 }, (_, k) => Math.pow(10000, (-2 * k) / HD));
+  const cfg = { vocab_size: V, d_model: D, heads: H, d_ff: FF, layers: L, positional, norm, activation, final_norm: 1, lm_head: 1, max_length: S, t5_unidirectional: 1 };
+  const tokens = Int32Array.from({ length: S }, (_, i) => (i * 7 + 3) % V);
+  const mask = Int32Array.from({ length: S }, (_, i) => (i === S - 2 ? 0 : 1));
+  for (const causal of [0, 1]) {
+    const sizes = (e) => {
+      // the config points at the frequencies: both live in one buffer
+      const [bytes] = runBuffers(e, [], [8], (x, pSizes) => {
+        const pc = x.malloc(CONFIG_BYTES + invFreq.byteLength);
+        new Uint8Array(x.memory.buffer, pc, CONFIG_BYTES).set(encoderConfig({ ...cfg, rope_inv_freq: pc + CONFIG_BYTES }));
+        new Float64Array(x.memory.buffer, pc + CONFIG_BYTES, invFreq.length).set(invFreq);
+        const status = x.posenc_encoder_sizes(pc, S, pSizes, pSizes + 4);
+        x.free(pc);
+        return status;
+      });
+      return [bytes.readUInt32LE(0), bytes.readUInt32LE(4)];
+    };
+    const [pl, wl] = sizes(simd);
+    expect(sizes(base)).toEqual([pl, wl]);
+    const params = noise(pl, 0.4, 10 + positional);
+    const [logits, attention] = sameBuffers([params, tokens, mask], [S * V * 4, L * H * S * S * 4, wl * 4, CONFIG_BYTES + invFreq.byteLength], (e, pp, pt, pm, pout, patt, pwork, pc) => {
+      new Uint8Array(e.memory.buffer, pc, CONFIG_BYTES).set(encoderConfig({ ...cfg, rope_inv_freq: pc + CONFIG_BYTES }));
+      new Float64Array(e.memory.buffer, pc + CONFIG_BYTES, invFreq.length).set(invFreq);
+      const status = e.posenc_encoder_logits(pout, S * V, pc, pp, pl, pt, S, pm, causal, -1, patt, L * H * S * S, pwork, wl);
+      new Uint8Array(e.memory.buffer, pwork, wl * 4).fill(0); // the workspace is scratch: not compared
+      return status;
+    });
+    expect(new Float32Array(logits.buffer, logits.byteOffset, S * V).every(Number.isFinite)).toBe(true);
+    expect(attention.length).toBe(L * H * S * S * 4);
+  }
+});
+
+test.each([
+  ['none', 0], ['sinusoidal', 1], ['rope', 2], ['alibi', 3], ['t5', 4], ['learned', 5],
+])('the decoder (%s): a prompt then one token at a time, logits and the cache identical; query scales', (name, positional) => {
+  const [V, D, H, FF, L, M] = [18, 24, 3, 40, 2, 26];
+  const HD = D / H;
+  const invFreq = Float64Array.from({ length: HD / 2 }, (_, k) => Math.pow(10000, (-2 * k) / HD));
+  const cfg = {
+    vocab_size: V, d_model: D, heads: H, d_ff: FF, layers: L, positional, norm: positional % 2, activation: positional % 3, final_norm: 1, lm_head: 1,
+    max_length: M, query_scale: 1 + (positional % 2), query_floor_scale: 3, query_attn_scale: 0.5, query_beta: 0.4, query_original_max_position: 5,
+  };
+  const tokens = Int32Array.from({ length: M }, (_, i) => (i * 5 + 1) % V);
+  const [pl] = [L * (4 * (D * D + D) + 4 * D + 2 * FF * D + FF + D) + V * D + 2 * D + V * D + (positional === 5 ? M * D : 0) + (positional === 4 ? 32 * H : 0)];
+  const params = noise(pl, 0.4, 20 + positional);
+  const cacheLen = L * 2 * M * D;
+  const workLen = 3 * 8 * D + 8 * FF + 4 * M + H * M;
+  // the prompt of 8, then one token at a time: every step's logits, and the whole cache at the end
+  const [steps, cache] = sameBuffers([params, tokens], [(M - 7) * V * 4, cacheLen * 4, workLen * 4, CONFIG_BYTES + invFreq.byteLength], (e, pp, pt, pout, pcache, pwork, pc) => {
+    new Uint8Array(e.memory.buffer, pc, CONFIG_BYTES).set(encoderConfig({ ...cfg, rope_inv_freq: pc + CONFIG_BYTES }));
+    new Float64Array(e.memory.buffer, pc + CONFIG_BYTES, invFreq.length).set(invFreq);
+    let status = e.posenc_decoder_feed(pout, V, pc, pp, pl, pcache, cacheLen, M, 0, pt, 8, -1, pwork, workLen);
+    for (let p = 8; p < M && status === 0; p++) {
+      status = e.posenc_decoder_feed(pout + (p - 7) * V * 4, V, pc, pp, pl, pcache, cacheLen, M, p, pt + 4 * p, 1, -1, pwork, workLen);
+    }
+    new Uint8Array(e.memory.buffer, pwork, workLen * 4).fill(0); // scratch: not compared
+    return status;
+  });
+  expect(new Float32Array(steps.buffer, steps.byteOffset, (M - 7) * V).every(Number.isFinite)).toBe(true);
+  expect(new Float32Array(cache.buffer, cache.byteOffset, cacheLen).every(Number.isFinite)).toBe(true);
+});
+
+// wasm32's size_t: a cache of 2^31 rows is layers * 2 * 2^31 * dModel floats, past
+// 2^32 (2 * max_length alone wraps to 0 there): a size overflow, never a size
+test.each([['simd'], ['baseline']])('posenc_decoder_sizes in wasm32 (%s): 2^31 rows is a size overflow, 2^30 rows of one layer of d = 1 fits', (build) => {
+  const e = build === 'simd' ? simd : base;
+  const sizes = (cfg, rows) => {
+    const p = e.malloc(CONFIG_BYTES + 8);
+    new Uint8Array(e.memory.buffer, p, CONFIG_BYTES).set(encoderConfig(cfg));
+    new Uint32Array(e.memory.buffer, p + CONFIG_BYTES, 2).fill(0); // a failed call writes nothing: 0 stays
+    const status = e.posenc_decoder_sizes(p, rows, 1, p + CONFIG_BYTES, p + CONFIG_BYTES + 4);
+    const [cache] = new Uint32Array(e.memory.buffer, p + CONFIG_BYTES, 1);
+    e.free(p);
+    return [status, cache];
+  };
+  const cfg = { vocab_size: 13, d_model: 12, heads: 3, d_ff: 10, layers: 2, positional: 0, lm_head: 1 };
+  expect(sizes(cfg, 2 ** 31)).toEqual([STATUS.ERR_SIZE_OVERFLOW, 0]);
+  expect(sizes(cfg, 2 ** 30)[0]).toBe(STATUS.ERR_SIZE_OVERFLOW);
+  const [status, cache] = sizes({ ...cfg, d_model: 1, heads: 1, layers: 1 }, 2 ** 30);
+  expect([status, cache]).toEqual([0, 2 ** 31]);
 });
 
 test("init({ simd: false }) loads the baseline build through the public API, same values", async () => {

@@ -183,7 +183,7 @@ const SCALING_PARAMS = {
     attentionFactor: num({ above: 0 }), truncate: bool(),
   },
   llama3: {
-    factor: num({ above: 0 }), lowFreqFactor: num({ above: 0 }).concat(rangeErrors([4])), highFreqFactor: num({ above: 1 }),
+    factor: num({ above: 0 }), lowFreqFactor: num({ above: 0 }).concat(rangeErrors([5])), highFreqFactor: num({ above: 0 }).concat(rangeErrors([0.5])),
     originalMaxPositionEmbeddings: int(1, I32), maxPositionEmbeddings: int(1, I32),
   },
   longrope: {
@@ -317,7 +317,7 @@ const TABLE = [
   },
   {
     fn: 'ropeFromConfig',
-    args: () => ({ config: { head_dim: 64, num_attention_heads: 8, max_position_embeddings: 4096, rope_theta: 10000 }, options: {} }),
+    args: () => ({ config: { head_dim: 64, num_attention_heads: 8, num_hidden_layers: 32, max_position_embeddings: 4096, rope_theta: 10000 }, options: {} }),
     call: (a) => posenc.ropeFromConfig(a.config, a.options),
     params: {
       '#config': object({ nullOk: false }),
@@ -327,6 +327,32 @@ const TABLE = [
       '#config.rope_scaling': object({ nullOk: true }),
       '#config.rope_scaling.rope_type': typeErrors([['a number', 3], ['true', true]]).concat(rangeErrors(['ntk', 'mrope3d'])),
       'layerType': typeErrors([['a number', 3], ['null', null], ['an object', {}]]).concat(rangeErrors(['full_attention'])),
+      'layer': int(0, I32).concat(rangeErrors([32])),
+      '#config.model_type': typeErrors([['a number', 3], ['an object', {}]]),
+      '#config.text_config': typeErrors([['a number', 3], ['a string', 'llama'], ['an Array', []]]),
+    },
+  },
+  {
+    fn: 'alibiFromConfig',
+    args: () => ({ config: { model_type: 'bloom', n_head: 16, hidden_size: 1024 } }),
+    call: (a) => posenc.alibiFromConfig(a.config),
+    params: {
+      '#config': object({ nullOk: false }),
+      '#config.n_head': typeErrors([['a string', '16'], ['true', true]]).concat(rangeErrors([0, -1, 1.5, NaN])),
+      '#config.model_type': typeErrors([['a number', 3], ['an object', {}]]),
+    },
+  },
+  {
+    fn: 'queryScalesFromConfig',
+    args: () => ({ config: { model_type: 'llama4_text', num_hidden_layers: 8, hidden_size: 512, num_attention_heads: 4 }, options: { layer: 3, length: 4 } }),
+    call: (a) => posenc.queryScalesFromConfig(a.config, a.options),
+    params: {
+      '#config': object({ nullOk: false }),
+      'layer': int(0, I32).concat(rangeErrors([8])),
+      'layerType': typeErrors([['a number', 3], ['null', null]]),
+      'length': int(0, I32),
+      'offset': int(0, I32),
+      '#config.floor_scale': typeErrors([['a string', '8192']]).concat(rangeErrors([0, -1, NaN])),
     },
   },
   {
@@ -487,7 +513,7 @@ function freeMade(value) {
 }
 
 const generic = [];
-const NO_OPTIONS = ['allocate', 'readSafetensors'];
+const NO_OPTIONS = ['allocate', 'readSafetensors', 'alibiFromConfig'];
 for (const entry of TABLE) {
   if (NO_OPTIONS.includes(entry.fn)) continue;
   const optional = ['ropeFromConfig', 'softmax', 'writeSafetensors'].includes(entry.fn); // options = {} by default
@@ -498,7 +524,7 @@ for (const entry of TABLE) {
     generic.push({ entry, what: `options ${o === undefined ? 'undefined' : ArrayBuffer.isView(o) ? 'a Float32Array' : JSON.stringify(o) ?? String(o)}`, patch: (a) => { a.options = o; }, Err: TypeError, names });
   }
   generic.push({ entry, what: 'an unknown option (a typo)', patch: (a) => { a.options.dmodel = 6; }, Err: TypeError, names: ["'dmodel'"] });
-  const required = Object.keys(entry.args().options).filter((k) => !['out', 'batch', 'keyLength', 'base', 'maxBias', 'clampLength', 'cols'].includes(k));
+  const required = Object.keys(entry.args().options).filter((k) => !['out', 'batch', 'keyLength', 'base', 'maxBias', 'clampLength', 'cols', 'layer'].includes(k));
   for (const k of required) {
     generic.push({ entry, what: `${k} missing`, patch: (a) => { delete a.options[k]; }, Err: TypeError, names: [k, 'required'] });
   }
@@ -514,7 +540,7 @@ test(`the matrix has ${TOTAL} cases over ${TABLE.length} functions`, () => {
   expect(cases.length).toBeGreaterThan(1000);
   // every function the package exports that takes arguments is in the table or tested below
   const covered = new Set([...TABLE.map((e) => e.fn), 'init', 'memoryStats', 'isReady', 'WasmArray', 'simdSupported', 'wasmBuild']);
-  const core = ['sinusoidal', 'sinusoidalFrequencies', 'addSinusoidal', 'sinusoidal2d', 'timestepEmbedding', 'relativePositions', 'ropeFrequencies', 'ropeFromConfig',
+  const core = ['sinusoidal', 'sinusoidalFrequencies', 'addSinusoidal', 'sinusoidal2d', 'timestepEmbedding', 'relativePositions', 'ropeFrequencies', 'ropeFromConfig', 'alibiFromConfig', 'queryScalesFromConfig',
     'ropeCache', 'applyRope', 'ropePermuteWeights', 'alibiSlopes', 'alibiBias', 't5Buckets', 't5Bias', 'debertaBuckets',
     'transformerXLEmbedding', 'allocate', 'mropePositions'];
   for (const fn of core) expect(covered.has(fn)).toBe(true);
@@ -586,7 +612,7 @@ const crossCases = [
   ['applyRope', 'positions and offset', (a) => Object.assign(a.options, { offset: 1, positions: i32(3) }), RangeError, ['offset']],
   ['applyRope', 'odd headDim as the default rotaryDim', (a) => Object.assign(a.options, { heads: 16, headDim: 3 }), RangeError, ['rotaryDim']],
   ['applyRope', 'a linear factor so small that frequencies pass 2^64', (a) => { a.options.scaling = { type: 'linear', factor: 1e-300 }; }, RangeError, ['factor: 1e-300']],
-  ['ropeCache', 'mropeSection without positions', (a) => Object.assign(a.options, { mropeSection: [2, 1, 1] }), TypeError, ['positions', 'mropeSection']],
+  ['ropeCache', 'mropeInterleaved without mropeSection', (a) => Object.assign(a.options, { mropeInterleaved: true }), TypeError, ['mropeInterleaved', 'mropeSection']],
   ['ropeCache', 'M-RoPE positions not a multiple of 3', (a) => Object.assign(a.options, { mropeSection: [2, 1, 1], positions: i32(10), length: undefined, out: undefined }), RangeError, ['positions']],
   ['ropeCache', 'M-RoPE positions of another length', (a) => Object.assign(a.options, { mropeSection: [2, 1, 1], positions: i32(15) }), RangeError, ['positions']],
   ['ropeCache', 'rope2d with a rotaryDim not a multiple of 4', (a) => Object.assign(a.options, { rotaryDim: 6, rope2d: 'pixtral', grid: { height: 2, width: 2 }, out: undefined }), RangeError, ['rotaryDim', 'multiple of 4']],
@@ -602,9 +628,11 @@ const crossCases = [
   ['ropeFrequencies', 'mropeSection and rope2d', (a) => Object.assign(a.options, { mropeSection: [2, 1, 1], rope2d: 'axial' }), RangeError, ['not both']],
   ['mropePositions', 'temporal positions past int32', (a) => { a.options.spans = [{ video: { t: 3, h: 2, w: 2, secondsPerGrid: 1e9 } }]; a.options.tokensPerSecond = 100; a.options.out = undefined; }, RangeError, ['int32']],
   ['mropePositions', 'text past int32', (a) => { a.options.spans = [{ text: I32 }, { text: 2 }]; a.options.out = undefined; }, RangeError, ['3 * seq']],
-  ['ropeFromConfig', 'mrope_section that does not add up', (a) => { a.config.rope_scaling = { type: 'mrope', mrope_section: [16, 16, 16] }; }, RangeError, ['mrope_section']],
-  ['ropeFromConfig', "rope_type 'mrope' without mrope_section", (a) => { a.config.rope_scaling = { type: 'mrope' }; }, TypeError, ['mrope_section']],
-  ['ropeFromConfig', 'interleaved M-RoPE (Qwen3-VL)', (a) => { a.config.rope_scaling = { rope_type: 'default', mrope_section: [8, 12, 12], mrope_interleaved: true }; }, RangeError, ['mrope_interleaved']],
+  ['ropeFromConfig', 'mrope_section that does not add up', (a) => { Object.assign(a.config, { model_type: 'qwen2_vl', rope_scaling: { type: 'mrope', mrope_section: [16, 16, 16] } }); }, RangeError, ['mrope_section']],
+  ['ropeFromConfig', "rope_type 'mrope' without mrope_section", (a) => { Object.assign(a.config, { model_type: 'qwen2_vl', rope_scaling: { type: 'mrope' } }); }, TypeError, ['mrope_section']],
+  ['ropeFromConfig', 'mrope_section without a model_type that reads it', (a) => { a.config.rope_scaling = { rope_type: 'default', mrope_section: [8, 12, 12] }; }, TypeError, ['mrope_section', 'model_type']],
+  ['ropeFromConfig', 'mrope_section on a model_type that does not read it', (a) => { Object.assign(a.config, { model_type: 'llama', rope_scaling: { rope_type: 'default', mrope_section: [8, 12, 12] } }); }, RangeError, ['mrope_section', 'llama']],
+  ['ropeFromConfig', 'interleaved mrope_section with too many pairs on an axis', (a) => { Object.assign(a.config, { model_type: 'qwen3_vl_text', head_dim: 32, rope_scaling: { rope_type: 'default', mrope_section: [0, 8, 8] } }); }, RangeError, ['mrope_section']],
   ['ropePermuteWeights', 'out is w', (a) => { a.options.out = a.w; }, RangeError, ['out']],
   ['ropePermuteWeights', 'out overlaps w', (a) => { const s = f32(60); a.w = s.subarray(0, 48); a.options.out = s.subarray(12); }, RangeError, ['out']],
   ['alibiBias', 'queryOffset + queryLength - 1 past int32', (a) => Object.assign(a.options, { queryOffset: I32, out: undefined }), RangeError, ['queryOffset']],
@@ -619,7 +647,7 @@ const crossCases = [
   ['transformerXLEmbedding', 'clampLength -1 (the reference spelling of no clamping)', (a) => Object.assign(a.options, { clampLength: -1 }), RangeError, ['clampLength', 'pass 0']],
   ['ropeFromConfig', 'an odd rotary dimension', (a) => { a.config = { head_dim: 10, partial_rotary_factor: 0.5 }; }, RangeError, ['partial_rotary_factor']],
   ['ropeFromConfig', 'neither head_dim nor hidden_size', (a) => { a.config = { num_attention_heads: 8 }; }, TypeError, ['config.head_dim']],
-  ['ropeFromConfig', 'llama3 low == high', (a) => { a.config.rope_scaling = { rope_type: 'llama3', factor: 8, low_freq_factor: 2, high_freq_factor: 2, original_max_position_embeddings: 1024 }; }, RangeError, ['high_freq_factor']],
+  ['ropeFromConfig', 'llama3 high < low', (a) => { a.config.rope_scaling = { rope_type: 'llama3', factor: 8, low_freq_factor: 2, high_freq_factor: 1, original_max_position_embeddings: 1024 }; }, RangeError, ['high_freq_factor']],
   ['ropeFromConfig', 'layerType for a per-layer config, unknown', (a) => { a.config = { head_dim: 8, rope_parameters: { full_attention: { rope_type: 'default' } } }; a.options = { layerType: 'sliding' }; }, RangeError, ['layerType']],
 ];
 

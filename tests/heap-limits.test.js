@@ -4,14 +4,14 @@
 // where the first touch of a page is slow, as in some VMs), so in a file of
 // its own. Peak: 2 GiB of wasm memory in use plus a 2 GiB result.
 import { readFileSync } from 'node:fs';
-import { posenc, thrown } from './helpers.js';
+import { posenc, posencEncoder, thrown } from './helpers.js';
 
 const GiB = 2 ** 30;
 // Jest's 60 s default is too tight for writing 4 GiB on a loaded machine
 const SLOW = 300_000;
 const FLOATS_2GIB = 2 ** 29; // the largest array one call takes (MAX_BYTES / 4)
 
-beforeAll(() => posenc.init());
+beforeAll(() => Promise.all([posenc.init(), posencEncoder.init()]));
 
 /** A small call whose values are checked: the module still computes correctly. */
 function expectWorking() {
@@ -189,4 +189,28 @@ test('calls with several buffers whose staging does not fit leave no orphan bloc
   } finally {
     held.free();
   }
+}, SLOW);
+
+test('an encoder call that runs out of memory names the method, and attention() afterwards says there is no pass', () => {
+  const enc = posencEncoder.createEncoder({ vocabSize: 8, dModel: 4, heads: 1, dFF: 4, layers: 1, positional: { type: 'none' }, weights: { seed: 1 } });
+  const hog = [posencEncoder.allocate('float32', 3 * 2 ** 27), posencEncoder.allocate('float32', 3 * 2 ** 27)]; // 3 GiB
+  try {
+    enc.forward([1, 2, 3]);
+    expect(enc.attention(0).length).toBe(9);
+    const before = posencEncoder.memoryStats();
+    // 17000 tokens: 1.16 GB of attention probabilities to keep, more than the 1 GiB left
+    // (the scores are computed a block of queries at a time: the workspace is small)
+    const e = thrown(() => enc.forward(new Int32Array(17000)));
+    expect(e).toBeInstanceOf(RangeError);
+    expect(e.message).toMatch(/^posenc\.encoder\.forward: could not allocate \d+ bytes/);
+    expect(posencEncoder.memoryStats().liveArrays).toBeLessThanOrEqual(before.liveArrays);
+    const after = thrown(() => enc.attention(0));
+    expect(after.message).toMatch(/^posenc\.encoder\.attention: no forward pass yet/);
+  } finally {
+    hog.forEach((a) => a.free());
+  }
+  // the encoder still works once memory is back
+  expect(enc.forward([1, 2]).length).toBe(8);
+  expect(enc.attention(0).length).toBe(4);
+  enc.dispose();
 }, SLOW);

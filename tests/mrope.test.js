@@ -104,10 +104,10 @@ describe('M-RoPE: apply_multimodal_rotary_pos_emb', () => {
   });
 
   test('a Qwen2-VL config.json: ropeFromConfig reads mrope_section, and the result spreads into applyRope', () => {
-    const config = { hidden_size: 3584, num_attention_heads: 28, rope_theta: 1000000, rope_scaling: { type: 'mrope', mrope_section: [16, 24, 24] } };
+    const config = { model_type: 'qwen2_vl', hidden_size: 3584, num_attention_heads: 28, rope_theta: 1000000, rope_scaling: { type: 'mrope', mrope_section: [16, 24, 24] } };
     const rope = posenc.ropeFromConfig(config);
-    expect(rope).toEqual({ rotaryDim: 128, base: 1000000, mropeSection: [16, 24, 24] });
-    const v5 = posenc.ropeFromConfig({ head_dim: 128, rope_parameters: { rope_type: 'default', rope_theta: 1000000, mrope_section: [16, 24, 24] } });
+    expect(rope).toEqual({ rotaryDim: 128, base: 1000000, layout: 'half', mropeSection: [16, 24, 24], mropeInterleaved: false });
+    const v5 = posenc.ropeFromConfig({ model_type: 'qwen2_vl', text_config: { head_dim: 128, rope_parameters: { rope_type: 'default', rope_theta: 1000000, mrope_section: [16, 24, 24] } } });
     expect(v5).toEqual(rope);
     const spans = [{ text: 3 }, { image: [1, 4, 4] }, { text: 2 }];
     const positions = posenc.mropePositions({ spans });
@@ -115,9 +115,32 @@ describe('M-RoPE: apply_multimodal_rotary_pos_emb', () => {
     const q = posenc.applyRope(values(seq * 2 * 128, 5), { ...rope, heads: 2, headDim: 128, positions });
     expect(q.every(Number.isFinite)).toBe(true);
     expect(posenc.ropeFrequencies(rope).invFreq.length).toBe(64);
-    const interleaved = thrown(() => posenc.ropeFromConfig({ head_dim: 128, rope_scaling: { rope_type: 'default', mrope_section: [24, 20, 20], mrope_interleaved: true } }));
-    expect(interleaved).toBeInstanceOf(RangeError);
-    expect(interleaved.message).toContain('mrope_interleaved');
+    // text alone (no positions): every axis at the same position, plain RoPE bit for bit
+    const x = values(5 * 2 * 128, 7);
+    const text = posenc.applyRope(Float32Array.from(x), { ...rope, heads: 2, headDim: 128, offset: 3 });
+    const plain = posenc.applyRope(Float32Array.from(x), { rotaryDim: 128, base: 1000000, heads: 2, headDim: 128, offset: 3 });
+    expect(Array.from(text)).toEqual(Array.from(plain));
+  });
+
+  test("Qwen3-VL's interleaved M-RoPE (apply_interleaved_mrope): pair k on axis k % 3 within its section, else temporal", () => {
+    const rope = posenc.ropeFromConfig({ model_type: 'qwen3_vl', text_config: { head_dim: 128, rope_theta: 5000000, rope_scaling: { rope_type: 'default', mrope_section: [24, 20, 20], mrope_interleaved: true } } });
+    expect(rope).toEqual({ rotaryDim: 128, base: 5000000, layout: 'half', mropeSection: [24, 20, 20], mropeInterleaved: true });
+    const positions = posenc.mropePositions({ spans: [{ text: 3 }, { image: [1, 4, 6] }, { text: 2 }] });
+    const seq = positions.length / 3;
+    const { cos, sin } = posenc.ropeCache({ ...rope, positions });
+    const f = (k) => 5000000 ** (-(2 * k) / 128);
+    let worst = 0;
+    for (let r = 0; r < seq; r++) {
+      for (let k = 0; k < 64; k++) {
+        const axis = k % 3 !== 0 && k < 3 * 20 ? k % 3 : 0;
+        const angle = positions[axis * seq + r] * f(k);
+        worst = Math.max(worst, Math.abs(cos[r * 64 + k] - Math.cos(angle)), Math.abs(sin[r * 64 + k] - Math.sin(angle)));
+      }
+    }
+    expect(worst).toBeLessThanOrEqual(ULP1);
+    // the sectioned form (Qwen2-VL's) differs: the arrangement is part of the options
+    const sectioned = posenc.ropeCache({ ...rope, mropeInterleaved: false, positions });
+    expect(Array.from(sectioned.cos)).not.toEqual(Array.from(cos));
   });
 });
 
@@ -183,7 +206,8 @@ describe('2-D RoPE: Pixtral and the Qwen2-VL vision encoder', () => {
       [() => posenc.applyRope(x, { heads: 1, headDim: 16, rope2d: 'axial' }), TypeError, 'grid'],
       [() => posenc.applyRope(x, { heads: 1, headDim: 16, grid: { height: 2, width: 3 } }), RangeError, 'rope2d'],
       [() => posenc.applyRope(x, { heads: 1, headDim: 16, rope2d: 'axial', mropeSection: [4, 2, 2], positions: new Int32Array(18) }), RangeError, 'not both'],
-      [() => posenc.applyRope(x, { heads: 1, headDim: 16, mropeSection: [4, 2, 2] }), TypeError, 'positions is required'],
+      [() => posenc.applyRope(x, { heads: 1, headDim: 16, mropeInterleaved: true }), TypeError, 'mropeInterleaved goes with mropeSection'],
+      [() => posenc.applyRope(x, { heads: 1, headDim: 16, mropeSection: [0, 4, 4], mropeInterleaved: true, positions: new Int32Array(18) }), RangeError, 'too many pairs'],
       [() => posenc.applyRope(x, { heads: 1, headDim: 16, mropeSection: [4, 2, 1], positions: new Int32Array(18) }), RangeError, 'add up to rotaryDim / 2 = 8'],
       [() => posenc.applyRope(x, { heads: 1, headDim: 16, mropeSection: [4, 2, 2], positions: new Int32Array(6) }), RangeError, '3 * seq = 18'],
       [() => posenc.applyRope(x, { heads: 1, headDim: 16, mropeSection: [4, 2, 2], positions: new Int32Array(18), offset: 3 }), RangeError, 'offset'],

@@ -4,6 +4,7 @@
 // tools/reference/), on every case the two share. Neither side is posenc: a
 // misreading of a source by the oracle's authors shows here, not in posenc's tests.
 import { readFileSync } from 'node:fs';
+import { ROPE_FUNCTIONS, ropeCache, rotateHeadVector } from './fixtures/oracle-rope.mjs';
 
 const read = (path) => JSON.parse(readFileSync(new URL(path, import.meta.url)));
 const oracle = read('./fixtures/reference.json');
@@ -161,5 +162,59 @@ describe('M-RoPE positions', () => {
     expect(o.seq).toBe(t.seq);
     expect(o.positions.flat()).toEqual(t.positions);
     expect(o.ropeDelta).toBe(t.ropeDelta);
+  });
+});
+
+// RoPE: the oracle's functions (tests/fixtures/oracle-rope.mjs) on the cases of
+// the transcription of transformers' modeling_rope_utils.py and rotate_half
+// (tools/reference/hf_rope.py, tests/fixtures/reference-rope/rope-types.json):
+// every rope_type, both layouts, partial rotary (headDim 40, rotaryDim 32).
+// The transcription's inverse frequencies are float64 as written; its cos, sin
+// and rotated vectors are printed to 12 significant digits, and its angles
+// reach 131071 radians, where one double ulp of the angle is 1.5e-11: 5e-11
+// separates the two witnesses' libms and the printing, and a misread formula
+// (a factor, a ramp, a pairing) is off by far more.
+describe('RoPE', () => {
+  const rope = read('./fixtures/reference-rope/rope-types.json');
+  const oracleOf = (spec, seqLength) => {
+    const { type = 'default', ...scaling } = spec.scaling ?? {};
+    return ROPE_FUNCTIONS[type]({ rotaryDim: spec.rotaryDim, base: spec.base, ...scaling, ...(seqLength == null ? {} : { seqLength }) });
+  };
+  // the transcription's input rows (its fixture_x): float32(2 * ((i * 2654435761 + seed * 40503) mod 2^32) / 2^32 - 1)
+  const fixtureX = (n, seed) => Array.from({ length: n }, (_, i) => Math.fround((2 * ((i * 2654435761 + seed * 40503) % 2 ** 32)) / 2 ** 32 - 1));
+  const cases = rope.cases.map((c) => [`${c.name} ${c.spec.layout} rotaryDim ${c.spec.rotaryDim} headDim ${c.headDim}`, c]);
+
+  test('every scaling type and both layouts are covered', () => {
+    expect(new Set(rope.cases.map((c) => c.spec.scaling?.type ?? 'default'))).toEqual(new Set(Object.keys(ROPE_FUNCTIONS)));
+    expect(new Set(rope.cases.map((c) => c.spec.layout))).toEqual(new Set(['half', 'interleaved']));
+  });
+
+  test.each(cases)('%s: inverse frequencies and attention factor', (name, c) => {
+    const o = oracleOf(c.spec, c.seqLength);
+    expect(o.invFreq.length).toBe(c.invFreq.length);
+    o.invFreq.forEach((f, k) => expect(Math.abs(f / c.invFreq[k] - 1)).toBeLessThanOrEqual(4 * 2 ** -52));
+    expect(Math.abs(o.attentionFactor / c.attentionFactor - 1)).toBeLessThanOrEqual(4 * 2 ** -52);
+    if (c.short) {
+      const s = oracleOf(c.spec, c.short.seqLength);
+      s.invFreq.forEach((f, k) => expect(Math.abs(f / c.short.invFreq[k] - 1)).toBeLessThanOrEqual(4 * 2 ** -52));
+      expect(s.attentionFactor).toBeCloseTo(c.short.attentionFactor, 14);
+    }
+  });
+
+  test.each(cases)('%s: cos and sin at positions up to 131071, and x rotated', (name, c) => {
+    const { invFreq, attentionFactor } = oracleOf(c.spec, c.seqLength);
+    const { cos, sin } = ropeCache(invFreq, attentionFactor, c.positions);
+    const at = (table) => c.positions.flatMap((_, r) => c.dims.map((d) => table[r][d]));
+    const worst = (a, b) => Math.max(...a.map((v, i) => Math.abs(v - b[i])));
+    expect(worst(at(cos), c.cos)).toBeLessThanOrEqual(5e-11);
+    expect(worst(at(sin), c.sin)).toBeLessThanOrEqual(5e-11);
+
+    const { positions, heads, headDim, seed, y } = c.apply;
+    const x = fixtureX(positions.length * heads * headDim, seed);
+    const rotated = positions.flatMap((p, r) => Array.from({ length: heads }, (_, h) => {
+      const row = x.slice((r * heads + h) * headDim, (r * heads + h + 1) * headDim);
+      return rotateHeadVector(row, p, invFreq, c.spec.rotaryDim, c.spec.layout, attentionFactor);
+    }).flat());
+    expect(worst(rotated, y)).toBeLessThanOrEqual(5e-11);
   });
 });

@@ -207,29 +207,29 @@ describe('ropeFromConfig: Hugging Face config.json objects', () => {
         return;
       }
       const o = posenc.ropeFromConfig(config);
-      expect(o).toEqual({ rotaryDim: c.rotaryDim, base: 10000 });
+      expect(o).toEqual({ rotaryDim: c.rotaryDim, base: 10000, layout: 'half' });
       expect(posenc.ropeFrequencies(o).invFreq.length).toBe(c.numFrequencies);
     },
   );
 
   test('Llama 3.1 8B (rope_scaling with rope_type llama3)', () => {
     const config = {
-      hidden_size: 4096, num_attention_heads: 32, num_key_value_heads: 8, max_position_embeddings: 131072,
+      model_type: 'llama', hidden_size: 4096, num_attention_heads: 32, num_key_value_heads: 8, max_position_embeddings: 131072,
       rope_theta: 500000.0,
       rope_scaling: { factor: 8.0, low_freq_factor: 1.0, high_freq_factor: 4.0, original_max_position_embeddings: 8192, rope_type: 'llama3' },
     };
     const o = posenc.ropeFromConfig(config);
     expect(o).toEqual({
-      rotaryDim: 128, base: 500000,
-      scaling: { type: 'llama3', factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositionEmbeddings: 8192 },
+      rotaryDim: 128, base: 500000, layout: 'half',
+      scaling: { type: 'llama3', factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositionEmbeddings: 8192, maxPositionEmbeddings: 131072 },
     });
     const c = ref.ropeFrequencies.find((x) => x.name === 'llama3-f8');
     expect(maxRel(posenc.ropeFrequencies(o).invFreq, c.invFreq)).toBeLessThanOrEqual(1e-15);
   });
 
-  test('DeepSeek-V3-style YaRN with the older `type` key, mscale pair, qk_rope_head_dim via head_dim', () => {
+  test('DeepSeek-V3-style YaRN with the older `type` key, mscale pair, qk_rope_head_dim', () => {
     const config = {
-      head_dim: 64, hidden_size: 7168, num_attention_heads: 128, max_position_embeddings: 163840, rope_theta: 10000,
+      model_type: 'deepseek_v3', qk_rope_head_dim: 64, hidden_size: 7168, num_attention_heads: 128, max_position_embeddings: 163840, rope_theta: 10000,
       rope_scaling: {
         beta_fast: 32, beta_slow: 1, factor: 40, mscale: 1.0, mscale_all_dim: 1.0,
         original_max_position_embeddings: 4096, type: 'yarn',
@@ -238,8 +238,9 @@ describe('ropeFromConfig: Hugging Face config.json objects', () => {
     const o = posenc.ropeFromConfig(config);
     expect(o.scaling).toEqual({
       type: 'yarn', factor: 40, originalMaxPositionEmbeddings: 4096, maxPositionEmbeddings: 163840,
-      betaFast: 32, betaSlow: 1, mscale: 1, mscaleAllDim: 1,
+      betaFast: 32, betaSlow: 1, mscale: 1, mscaleAllDim: 1, truncate: true,
     });
+    expect([o.rotaryDim, o.layout]).toEqual([64, 'interleaved']);
     expect(posenc.ropeFrequencies(o).attentionFactor).toBe(1); // g(40, 1) / g(40, 1)
   });
 
@@ -262,7 +263,7 @@ describe('ropeFromConfig: Hugging Face config.json objects', () => {
       hidden_size: 2560, num_attention_heads: 32, max_position_embeddings: 2048,
       rope_parameters: { rope_type: 'default', rope_theta: 25000, partial_rotary_factor: 0.25 },
     };
-    expect(posenc.ropeFromConfig(v5)).toEqual({ rotaryDim: 20, base: 25000 });
+    expect(posenc.ropeFromConfig(v5)).toEqual({ rotaryDim: 20, base: 25000, layout: 'half' });
     const gemma = {
       head_dim: 256, num_attention_heads: 8,
       rope_parameters: {
@@ -271,7 +272,7 @@ describe('ropeFromConfig: Hugging Face config.json objects', () => {
       },
     };
     expect(posenc.ropeFromConfig(gemma, { layerType: 'full_attention' })).toEqual({
-      rotaryDim: 256, base: 1000000, scaling: { type: 'linear', factor: 8 },
+      rotaryDim: 256, base: 1000000, layout: 'half', scaling: { type: 'linear', factor: 8 },
     });
     const e = thrown(() => posenc.ropeFromConfig(gemma));
     expect(e).toBeInstanceOf(RangeError);
@@ -279,15 +280,15 @@ describe('ropeFromConfig: Hugging Face config.json objects', () => {
   });
 
   test('GPT-NeoX (rotary_pct, rotary_emb_base), GPT-J (rotary_dim), dynamic, rope_scaling: null', () => {
-    expect(posenc.ropeFromConfig({ hidden_size: 6144, num_attention_heads: 64, rotary_pct: 0.25, rotary_emb_base: 10000 }))
-      .toEqual({ rotaryDim: 24, base: 10000 });
-    expect(posenc.ropeFromConfig({ n_embd: 4096, hidden_size: 4096, num_attention_heads: 16, rotary_dim: 64 }))
-      .toEqual({ rotaryDim: 64, base: 10000 });
+    expect(posenc.ropeFromConfig({ model_type: 'gpt_neox', hidden_size: 6144, num_attention_heads: 64, rotary_pct: 0.25, rotary_emb_base: 10000 }))
+      .toEqual({ rotaryDim: 24, base: 10000, layout: 'half' });
+    expect(posenc.ropeFromConfig({ model_type: 'gptj', n_embd: 4096, n_head: 16, rotary_dim: 64 }))
+      .toEqual({ rotaryDim: 64, base: 10000, layout: 'interleaved' });
     const dyn = posenc.ropeFromConfig({
       head_dim: 128, num_attention_heads: 32, max_position_embeddings: 4096, rope_scaling: { type: 'dynamic', factor: 2 },
     });
     expect(dyn.scaling).toEqual({ type: 'dynamic', factor: 2, maxPositionEmbeddings: 4096 });
-    expect(posenc.ropeFromConfig({ head_dim: 64, num_attention_heads: 2, rope_scaling: null })).toEqual({ rotaryDim: 64, base: 10000 });
+    expect(posenc.ropeFromConfig({ head_dim: 64, num_attention_heads: 2, rope_scaling: null })).toEqual({ rotaryDim: 64, base: 10000, layout: 'half' });
   });
 
   test('Python truthiness as in HF: beta_fast 0 / null fall back to 32 / 1, mscale_all_dim 0 is absent', () => {

@@ -1,9 +1,10 @@
 // main.js: boots the page: loads posenc (the package's ESM entry, its wasm
 // inline), mounts every view found in the page, keeps the URL in step with
 // the controls and redraws what changed at most once per animation frame.
+// What a view module exports (the view contract) is written at the top of mount.js.
 import * as posenc from './dist/posenc.mjs';
 import { readState, queryOf } from './state.js';
-import { theme, onThemeChange } from './theme.js';
+import { theme, onThemeChange } from './draw/theme.js';
 import { mountView } from './mount.js';
 import table from './views/table.js';
 import curves from './views/curves.js';

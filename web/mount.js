@@ -1,10 +1,41 @@
 // mount.js: one view on the page: its controls, its drawing (canvas or text),
-// its read-out (readout.js), the error line and the downloads.
+// its read-out (draw/readout.js), the error line and the downloads.
+//
+// THE VIEW CONTRACT. A view is a module under views/ whose default export is
+// a plain object; main.js lists the views and mounts each on the
+// <section data-view="ID"> of index.html (a view with no section is skipped).
+//   id         the section's data-view, and the prefix of its URL keys (?table.d=128).
+//   params     { name: kind } from state.js (int, num, choice, bool, intList,
+//              optInt): the default, parse(text) -> { ok, value | message },
+//              format(value). The state `s` is { name: value }, read from the URL,
+//              bound to the section's [name=...] inputs (and a range input
+//              data-for="name" as its slider) by controls.js.
+//   labels     { name: 'text' }: how a message names the parameter.
+//   check(s)   optional: a message when values that are each valid do not go
+//              together (the last good picture stays, the message shows).
+//   draw(ctx, t, size, s, posenc)   for a section with canvas.plot: paint in CSS
+//              pixels (ctx is scaled; size = { ctx, width, height, dpr };
+//              t = draw/theme.js's theme()) and return the figure: { plot:
+//              {x, y, w, h} in device px, describe(...) -> the read-out text;
+//              a grid adds rows, cols, min, max and may add cellAt(dx, dy),
+//              panels and follow(cursor) -> true to redraw around the cursor;
+//              a line plot adds xAt(i), xOf(px) }.
+//   render(container, s, posenc)    instead of draw, for a text view: fill
+//              the section's .cells.
+//   data(s, posenc)   the values behind the downloads: { rows, cols,
+//              read(r0, n, out), header, rowLabel?(r), text?(v) }
+//              (download.js writes them row by row).
+//   attach(el, redraw)   optional: called once with the section; redraw() asks
+//              for a redraw when results arrive later (a worker's).
+// `posenc` is the package entry that main.js loaded: 'posenc' for the
+// positional views, 'posenc/encoder' for ENCODER_VIEWS. A draw or render that
+// throws shows the error's message (posenc's name the parameter); mountView
+// returns { measure(), draw(theme) }, and main.js redraws at most once a frame.
 import { bindControls, own } from './controls.js';
-import { fitCanvas, measureCanvas } from './canvas.js';
-import { recordGeometry } from './heatmap.js';
+import { fitCanvas, measureCanvas } from './draw/canvas.js';
+import { recordGeometry } from './draw/heatmap.js';
 import { csvBlob, jsonBlob, saveBlob, savePng } from './download.js';
-import { attachReadout } from './readout.js';
+import { attachReadout } from './draw/readout.js';
 
 /** Mounts `view` on element `el` with its state object; returns { measure(), draw(theme) }. */
 export function mountView(el, view, s, posenc, { request, changed }) {

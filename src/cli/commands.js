@@ -20,6 +20,7 @@ const ROPE = {
   scaling: flag('scaling', 'json', `Hugging Face rope_scaling in camelCase, as JSON, e.g. '{"type":"linear","factor":2}'`),
   config: flag(null, 'file', "a Hugging Face config.json: rotary dim, base and scaling from it (ropeFromConfig); flags override"),
   'layer-type': flag(null, 'string', "the layer type of a per-layer-type config (e.g. Gemma 3's 'sliding_attention')"),
+  layer: flag(null, 'number', 'the layer of --config whose RoPE to use (its type: layer_types, sliding_window_pattern, ...)'),
 };
 
 /** The most of a --config file read: a config.json is some kB, 8 MiB is generous. */
@@ -44,7 +45,7 @@ function readBounded(path, limit) {
 
 // Reads --config into the RoPE options (ropeFromConfig), explicit flags winning.
 function ropeOptions(posenc, o, extra) {
-  const { config, layerType, ...rest } = o;
+  const { config, layerType, layer, ...rest } = o;
   let fromConfig = {};
   if (config !== undefined) {
     const text = readBounded(config, CONFIG_LIMIT);
@@ -54,9 +55,11 @@ function ropeOptions(posenc, o, extra) {
     } catch (error) {
       throw new UsageError(`--config ${config} is not valid JSON: ${error.message}`);
     }
-    fromConfig = posenc.ropeFromConfig(parsed, layerType === undefined ? {} : { layerType });
-  } else if (layerType !== undefined) {
-    throw new UsageError('--layer-type needs --config');
+    const which = { ...(layerType === undefined ? {} : { layerType }), ...(layer === undefined ? {} : { layer }) };
+    fromConfig = posenc.ropeFromConfig(parsed, which);
+    if (fromConfig === null) throw new UsageError(`--config ${config}: ${layer !== undefined ? `layer ${layer}` : `layer type '${layerType}'`} has no RoPE (a NoPE layer)`);
+  } else if (layerType !== undefined || layer !== undefined) {
+    throw new UsageError(`--${layerType !== undefined ? 'layer-type' : 'layer'} needs --config`);
   }
   return { ...fromConfig, ...rest, ...extra };
 }
@@ -149,7 +152,7 @@ export const COMMANDS = {
     summary: 'RoPE cos and sin caches stacked [2][length][rotary-dim / 2]: index 0 is cos, 1 is sin',
     calls: 'ropeCache',
     flags: {
-      length: flag('length', 'number', 'rows (positions) (required)'),
+      length: flag('length', 'number', 'rows (positions) (required unless --rope2d: the grid gives them)'),
       offset: flag('offset', 'number', 'position of row 0 (default 0)'),
       ...ROPE,
       precision: flag('precision', 'string', "'float64' angles (default) or 'float32' (the float32 recipe)"),

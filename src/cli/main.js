@@ -9,7 +9,7 @@ import { PipeClosed, writeToFile, writeToStream } from './output.js';
 
 const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
-/** The exit statuses, as `posenc --help` and the README list them. */
+/** The exit statuses, as `posenc --help` and docs/cli.md list them. */
 export const EXIT = {
   ok: 0, // written (also when the reader of stdout closed it early, as `head` does)
   failed: 1, // a file could not be read or written, or the machine ran out of memory

@@ -9,7 +9,7 @@ import {
 const maxBias = number({ above: 0, default: 8 });
 const headsParam = integer(1, INT32_MAX);
 
-const slopesSpec = { heads: headsParam, maxBias };
+export const slopesSpec = { heads: headsParam, maxBias };
 
 /**
  * The ALiBi slope m_h of every head, by the paper's reference code
@@ -50,7 +50,7 @@ export function alibiSlopes(options, shorthandOptions) {
   return out;
 }
 
-const biasSpec = {
+export const biasSpec = {
   heads: headsParam,
   queryLength: integer(0, INT32_MAX),
   keyLength: integer(0, INT32_MAX, { optional: true }),

@@ -15,3 +15,5 @@ export { alibiSlopes, alibiBias } from './alibi.js';
 export { t5Buckets, t5Bias, debertaBuckets } from './buckets.js';
 export { transformerXLEmbedding } from './transformer_xl.js';
 export { ropeFromConfig } from './config/rope-config.js';
+export { alibiFromConfig } from './config/alibi-config.js';
+export { queryScalesFromConfig } from './config/query-scales.js';

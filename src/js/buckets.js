@@ -50,7 +50,7 @@ function checkT5(fn, o) {
   }
 }
 
-const t5BucketsSpec = { ...t5Options, out: typedArray('int32', { optional: true }) };
+export const t5BucketsSpec = { ...t5Options, out: typedArray('int32', { optional: true }) };
 
 /**
  * T5's relative position buckets (Hugging Face T5Attention._relative_position_bucket),
@@ -76,7 +76,7 @@ export function t5Buckets(options) {
   return out;
 }
 
-const t5BiasSpec = {
+export const t5BiasSpec = {
   ...t5Options,
   heads: integer(1, INT32_MAX),
   weights: typedArray('float32'),
@@ -132,7 +132,7 @@ const withHint = (checker, hint) => ({
   },
 });
 
-const debertaSpec = {
+export const debertaSpec = {
   ...matrixOptions,
   bucketSize: withHint(
     integer(2, INT32_MAX, { default: 256 }),

@@ -27,14 +27,24 @@ export type Positional =
   | { type: 'none' }
   /** x = E[t] * embedScale + PE; base default 10000, layout default 'interleaved' */
   | { type: 'sinusoidal'; base?: number; layout?: SinusoidalLayout }
-  /** q and k rotated in every layer; rotaryDim default headDim, layout default 'half' */
-  | { type: 'rope'; base?: number; scaling?: RopeScaling | null; rotaryDim?: number; layout?: RopeLayout; precision?: RopePrecision }
+  /** q and k rotated in every layer; base default 10000, rotaryDim default headDim, layout default 'half', precision default 'float64' */
+  | { type: 'rope'; base?: number; scaling?: RopeScaling | null; rotaryDim?: number; layout?: RopeLayout; precision?: RopePrecision; mropeSection?: readonly [number, number, number]; mropeInterleaved?: boolean }
   /** -m_h |i - j| added to the scores; maxBias default 8 */
   | { type: 'alibi'; maxBias?: number }
   /** a learned bucket bias (tensor relative_attention_bias.weight [numBuckets][heads]), shared by all layers */
-  | { type: 't5'; numBuckets?: number; maxDistance?: number; bidirectional?: boolean }
+  | { type: 't5'; /** default 32 */ numBuckets?: number; /** default 128 */ maxDistance?: number; /** default true */ bidirectional?: boolean }
   /** x = E[t] * embedScale + pos_embed[s] (tensor pos_embed.weight [maxLength][dModel]); at most maxLength tokens */
   | { type: 'learned'; maxLength: number };
+
+/**
+ * The multiplier of each query at absolute position p, after RoPE, in every layer (include/posenc.h,
+ * posenc_query_scale): Llama 4's temperature tuning, log(floor((p + 1) / floorScale) + 1) * attnScale + 1
+ * (transformers' Llama4TextConfig defaults); Ministral 3's 1 + beta log(1 + floor(p / originalMaxPositionEmbeddings)).
+ */
+export type QueryScale =
+  | { type: 'none' }
+  | { type: 'llama4'; /** > 0; default 8192 */ floorScale?: number; /** default 0.1 */ attnScale?: number }
+  | { type: 'ministral3'; beta: number; originalMaxPositionEmbeddings: number };
 
 export const SAFETENSORS_DTYPES: readonly ('F32' | 'F16' | 'BF16' | 'F64')[];
 export interface Tensor {
@@ -73,7 +83,7 @@ export interface EncoderShapeOptions {
   layers: number;
   /** default { type: 'sinusoidal' } */
   positional?: Positional;
-  /** 'pre' (default): x + f(LN(x)); 'post': LN(x + f(x)) */
+  /** 'pre': x + f(LN(x)); 'post': LN(x + f(x)); default 'pre' */
   norm?: 'pre' | 'post';
   /** default 'relu'; 'gelu' = erf form (torch nn.GELU()); 'gelu_tanh' = tanh form (HF gelu_new) */
   activation?: 'relu' | 'gelu' | 'gelu_tanh';
@@ -93,6 +103,8 @@ export interface EncoderShapeOptions {
   tieEmbeddings?: boolean;
   /** keep every layer's attention probabilities for attention(layer); default true */
   keepAttention?: boolean;
+  /** a per-position multiplier of every query; default none */
+  queryScale?: QueryScale;
 }
 /** The metadata key under which encoder.toSafetensors() writes the options as JSON: 'posenc.config'. */
 export const CONFIG_METADATA_KEY: 'posenc.config';
@@ -116,9 +128,26 @@ export interface ForwardOptions<Out> {
   out?: Out;
 }
 export type Tokens = Int32Array | Uint8Array | Uint16Array | Uint32Array | Int16Array | Int8Array | number[];
+/**
+ * Incremental decoding with a KV cache in wasm memory (include/posenc.h, posenc_decoder_feed), made by
+ * encoder.decoder(). Each feed appends tokens and returns the next-token logits after the last of them:
+ * row length - 1 of encoder.logits(all tokens so far, { causal: true }), at O(length) per token.
+ */
+export interface Decoder {
+  /** tokens in the cache */
+  readonly length: number;
+  /** the most tokens the sequence may hold */
+  readonly maxLength: number;
+  /** appends a prompt or one token; returns the next-token logits [vocabSize]. A call that throws changes nothing. */
+  feed<Out extends Float32Target = Float32Array>(tokens: number | Tokens, options?: { out?: Out }): Out;
+  /** a new sequence (length 0), the memory kept */
+  reset(): void;
+  /** frees the cache; later calls throw */
+  dispose(): void;
+}
 export interface Encoder {
   /** the resolved options, defaults filled in */
-  readonly config: Readonly<Required<Omit<EncoderShapeOptions, 'positional'>> & { positional: Positional }>;
+  readonly config: Readonly<Required<Omit<EncoderShapeOptions, 'positional' | 'queryScale'>> & { positional: Positional; queryScale?: QueryScale }>;
   readonly parameterCount: number;
   /** the output [seq][dModel] */
   forward<Out extends Float32Target = Float32Array>(tokens: Tokens, options?: ForwardOptions<Out>): Out;
@@ -126,6 +155,10 @@ export interface Encoder {
   pool<Out extends Float32Target = Float32Array>(tokens: Tokens, options?: ForwardOptions<Out>): Out;
   /** next-token logits [seq][vocabSize] (lmHead or tieEmbeddings); pass causal: true for a language model */
   logits<Out extends Float32Target = Float32Array>(tokens: Tokens, options?: ForwardOptions<Out>): Out;
+  /** a KV-cache decoder (lmHead or tieEmbeddings); maxLength default: positional.maxLength for 'learned', else 2^31 */
+  decoder(options?: { maxLength?: number; language?: number }): Decoder;
+  /** greedy generation with a KV cache: the maxNewTokens tokens after prompt, each the argmax (first of equal) */
+  generate(prompt: Tokens, options: { maxNewTokens: number; language?: number }): Int32Array;
   /** the head's logits on the pooled output, [classes] */
   classify<Out extends Float32Target = Float32Array>(tokens: Tokens, options?: ForwardOptions<Out>): Out;
   /** attention probabilities of the last call in a layer, [heads][seq][seq] (query rows, key columns) */
@@ -139,7 +172,7 @@ export interface Encoder {
 }
 /** A tiny transformer encoder in wasm; every positional scheme. Call dispose() when done. */
 export function createEncoder(options: EncoderOptions): Encoder;
-/** The tensor names and shapes createEncoder expects, in parameter order. */
+/** The tensor names and shapes createEncoder expects, in parameter order; at most 2^21 tensors (a RangeError past that). */
 export function encoderTensorShapes(options: EncoderShapeOptions): Record<string, number[]>;
 /** Stable softmax of each row (cols wide, default one row), in place; -Infinity = masked. */
 export function softmax<X extends Float32Target>(x: X, options?: { cols?: number }): X;
@@ -150,6 +183,18 @@ export function softmax<X extends Float32Target>(x: X, options?: { cols?: number
  */
 export function previousTokenHead(
   tensors: Record<string, Float32Tensor | Tensor>,
-  options: { heads: number; positional?: Positional; layer?: number; head?: number; margin?: number; maxLength?: number },
+  options: {
+    heads: number;
+    /** the encoder's positional; default { type: 'rope' } */
+    positional?: Positional;
+    /** default 0 */
+    layer?: number;
+    /** default 0 */
+    head?: number;
+    /** default 10 */
+    margin?: number;
+    /** 2 .. 2^20; default 512 */
+    maxLength?: number;
+  },
 ): Record<string, Float32Tensor>;
 

@@ -2,7 +2,7 @@
 // WebAssembly. The default entry: every positional encoding, with its own
 // small wasm inline. The tiny encoder is the other entry, 'posenc/encoder'.
 import { exports_posenc } from '../../build/abi.js';
-import { wasmBase64 } from '../../build/posenc.wasm.js';
+import { wasmHex } from '../../build/posenc.wasm.js';
 import { makeInit } from './core/load.js';
 
 export * from './api.js';
@@ -13,8 +13,8 @@ export * from './api.js';
  */
 export const { init, wasmBuild } = makeInit(
   {
-    simd: () => wasmBase64,
-    baseline: async () => (await import('../../build/posenc-baseline.wasm.js')).wasmBase64,
+    simd: () => wasmHex,
+    baseline: async () => (await import('../../build/posenc-baseline.wasm.js')).wasmHex,
   },
   exports_posenc,
 );

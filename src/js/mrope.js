@@ -44,7 +44,7 @@ function readSpan(fn, name, v) {
   return span;
 }
 
-const spec = {
+export const spec = {
   spans: {
     check(fn, name, v) {
       if (!Array.isArray(v)) throw fail(TypeError, fn, name, `an array of spans: ${SPAN_FORMS}`, v);

@@ -1,4 +1,4 @@
-// Type declarations for posenc. Layouts, formulas and errors: README.md.
+// Type declarations for posenc. Layouts, formulas and errors: docs/api.md and include/posenc.h.
 
 // URL, Response and WebAssembly are globals of the DOM lib or @types/node, not of plain
 // ES libs: read off globalThis (never when absent), so these declarations type-check
@@ -101,13 +101,19 @@ export function sinusoidal<Out extends Float32Target>(options: SinusoidalOptions
  * ceil(dModel/2) values ('interleaved', 'concatenated'), floor(dModel/2)
  * ('tensor2tensor', 'fairseq'). The notebook's denominators are 1 / w_i.
  */
-export function sinusoidalFrequencies(options: { dModel: number; base?: number; layout?: SinusoidalLayout }): Float64Array;
+export function sinusoidalFrequencies(options: {
+  dModel: number;
+  /** > 1; default 10000 */
+  base?: number;
+  /** default 'interleaved' */
+  layout?: SinusoidalLayout;
+}): Float64Array;
 
 export interface AddSinusoidalOptions extends TableOptions {
   dModel: number;
   /** default 1; seq = x.length / (batch * dModel) */
   batch?: number;
-  /** 'bsd' = [batch][seq][dModel] (default), 'sbd' = [seq][batch][dModel] */
+  /** 'bsd' = [batch][seq][dModel], 'sbd' = [seq][batch][dModel]; default 'bsd' */
   order?: 'bsd' | 'sbd';
   /** x = x * scale + PE; default 1 ("Transformer Encoder Explained" uses sqrt(dModel)) */
   scale?: number;
@@ -189,8 +195,8 @@ export type RopePrecision = 'float64' | 'float32';
 /** Hugging Face's rope_scaling parameters in camelCase, by type. */
 export type RopeScaling =
   | { type: 'default' }
-  /** position interpolation: f / factor */
-  | { type: 'linear'; factor: number }
+  /** position interpolation: f / factor (maxPositionEmbeddings is accepted and unused) */
+  | { type: 'linear'; factor: number; maxPositionEmbeddings?: number }
   /** NTK-aware dynamic base at seqLength (default maxPositionEmbeddings; applyRope/ropeCache: largest position + 1) */
   | { type: 'dynamic'; factor: number; maxPositionEmbeddings: number; seqLength?: number }
   /** YaRN (Peng et al. 2023). factor defaults to maxPositionEmbeddings / originalMaxPositionEmbeddings,
@@ -207,7 +213,7 @@ export type RopeScaling =
       attentionFactor?: number;
       /** default true */ truncate?: boolean;
     }
-  /** Llama 3.1: highFreqFactor > lowFreqFactor (maxPositionEmbeddings is accepted and unused) */
+  /** Llama 3.1, Llama 4: highFreqFactor >= lowFreqFactor (maxPositionEmbeddings is accepted and unused) */
   | {
       type: 'llama3';
       factor: number;
@@ -245,10 +251,20 @@ export interface RopeFrequencyOptions {
   /** default: no scaling */
   scaling?: RopeScaling | null;
   /**
-   * M-RoPE (Qwen2-VL, Qwen2.5-VL): [temporal, height, width] pairs, adding up to rotaryDim / 2;
-   * ropeCache and applyRope then take positions [3][seq] (mropePositions)
+   * How the model pairs features; it does not change the frequencies or the caches (applyRope's layout,
+   * accepted here so that ropeFromConfig's options spread as they are)
+   */
+  layout?: RopeLayout;
+  /**
+   * M-RoPE (Qwen2-VL, Qwen2.5-VL, Qwen3-VL): [temporal, height, width] pairs, adding up to rotaryDim / 2;
+   * ropeCache and applyRope then take positions [3][seq] (mropePositions), or none for text (plain RoPE)
    */
   mropeSection?: readonly [number, number, number];
+  /**
+   * Qwen3-VL's arrangement (apply_interleaved_mrope): pair k on axis k % 3 when that axis's section
+   * reaches it, else temporal; default false: contiguous sections (Qwen2-VL)
+   */
+  mropeInterleaved?: boolean;
 }
 /**
  * Inverse frequencies (rotaryDim / 2 values, radians per position) and the attention factor folded into cos/sin;
@@ -256,11 +272,31 @@ export interface RopeFrequencyOptions {
  */
 export function ropeFrequencies(options: RopeFrequencyOptions & { rope2d?: Rope2d }): { invFreq: Float64Array; attentionFactor: number };
 
+/** ropeFromConfig's result: the RoPE options of one layer, to spread as they are. */
+export interface RopeConfigOptions extends RopeFrequencyOptions {
+  /** how the model's modeling code pairs features */
+  layout: RopeLayout;
+}
 /**
- * The options of a Hugging Face config.json (mrope_section included): spread them into ropeFrequencies,
- * ropeCache or applyRope.
+ * The RoPE options of one layer of a Hugging Face model from its config.json (the whole file, text_config,
+ * rope_scaling or rope_parameters, class defaults per model_type): spread them into ropeFrequencies, ropeCache,
+ * applyRope or posenc/encoder's positional { type: 'rope' }. null for a layer without RoPE (NoPE).
+ * A model without RoPE is a TypeError naming what it uses.
  */
-export function ropeFromConfig(config: Record<string, unknown>, options?: { layerType?: string }): RopeFrequencyOptions;
+export function ropeFromConfig(config: Record<string, unknown>, options?: { layer?: undefined; layerType?: undefined }): RopeConfigOptions;
+export function ropeFromConfig(config: Record<string, unknown>, options: { layer?: number; layerType?: string }): RopeConfigOptions | null;
+
+/** The options of alibiSlopes / alibiBias for an ALiBi model's config.json (BLOOM, MPT, Falcon alibi, Baichuan-13B). */
+export function alibiFromConfig(config: Record<string, unknown>): { heads: number; maxBias: number };
+
+/**
+ * Per-position query multipliers of one layer (Llama 4's NoPE-layer temperature tuning, Ministral 3's
+ * llama_4_scaling_beta); ones where the model scales nothing.
+ */
+export function queryScalesFromConfig(
+  config: Record<string, unknown>,
+  options: { layer?: number; layerType?: string } & ({ length: number; offset?: number; positions?: undefined } | { positions: Int32Array | WasmArray<'int32'>; length?: undefined; offset?: undefined }),
+): Float32Array;
 
 /** The patch grid of 2-D RoPE: patches in row-major order (Pixtral's position_ids_in_meshgrid). */
 export interface PatchGrid {
@@ -301,7 +337,13 @@ export interface RopeCacheOptions extends RopeFrequencyOptions, RopeAxesOptions 
   offset?: number;
   /** one absolute position per row; [3][length] with mropeSection, [2][length] with rope2d */
   positions?: Int32Array | WasmArray<'int32'>;
+  /** default 'float64' */
   precision?: RopePrecision;
+  /**
+   * a model's own inverse frequencies (rotaryDim / 2), used instead of computing them (the attention factor still
+   * comes from scaling): with precision 'float32' and transformers' float32 inv_freq buffer, its float32 pipeline
+   */
+  invFreq?: ArrayLike<number>;
   /** filled and returned: two disjoint arrays of length * rotaryDim / 2 floats */
   out?: { cos: Float32Target; sin: Float32Target };
 }
@@ -316,6 +358,7 @@ export interface ApplyRopeOptions extends RopeAxesOptions {
   rotaryDim?: number;
   /** default 'half' */
   layout?: RopeLayout;
+  /** rope_theta, > 1; default 10000 */
   base?: number;
   /** position of row 0 (int32), default 0; excludes positions */
   offset?: number;
@@ -324,13 +367,18 @@ export interface ApplyRopeOptions extends RopeAxesOptions {
   scaling?: RopeScaling | null;
   /** M-RoPE: [temporal, height, width] pairs, adding up to rotaryDim / 2 */
   mropeSection?: readonly [number, number, number];
+  /** M-RoPE's arrangement: true for Qwen3-VL's interleaving (see RopeFrequencyOptions) */
+  mropeInterleaved?: boolean;
+  /** a model's own inverse frequencies (see RopeCacheOptions.invFreq) */
+  invFreq?: ArrayLike<number>;
   /** default 1; seq = x.length / (batch * heads * headDim) */
   batch?: number;
   /**
-   * the axes of x: 'bshd' (default) [batch][seq][heads][headDim], a projection viewed per head;
-   * 'bhsd' [batch][heads][seq][headDim], what Hugging Face's apply_rotary_pos_emb receives
+   * the axes of x: 'bshd' [batch][seq][heads][headDim], a projection viewed per head;
+   * 'bhsd' [batch][heads][seq][headDim], what Hugging Face's apply_rotary_pos_emb receives; default 'bshd'
    */
   order?: 'bshd' | 'bhsd';
+  /** default 'float64' */
   precision?: RopePrecision;
 }
 /** Rotates x, [batch][seq][heads][headDim] or (order 'bhsd') [batch][heads][seq][headDim], in place and returns it. */
@@ -440,7 +488,7 @@ export interface TransformerXLEmbeddingOptions<Out extends Float32Target = Float
   keyLength: number;
   /** even, >= 2: [sin | cos], dModel/2 frequencies 10000^(-2k/dModel) */
   dModel: number;
-  /** positions above it are clamped to it; 0 (default): no clamping */
+  /** positions above it are clamped to it; 0: no clamping; default 0 */
   clampLength?: number;
   /** keyLength * dModel elements */
   out?: Out;

@@ -3,7 +3,7 @@ import { heapCall } from './core/heap.js';
 import { wasm } from './core/instance.js';
 import { INT32_MAX, INT32_MIN, checkLength, elementCount, integer, readOptions, typedArray } from './core/options.js';
 
-const spec = {
+export const spec = {
   queryLength: integer(0, INT32_MAX),
   keyLength: integer(0, INT32_MAX, { optional: true }),
   shift: integer(INT32_MIN, INT32_MAX, { default: 0 }),

@@ -61,13 +61,27 @@ export function arrange2d(form, f) {
   return out;
 }
 
-/** mropeSection adds up to rotaryDim / 2; rope2d needs rotaryDim % 4 == 0 and the default frequencies. */
+/**
+ * mropeSection adds up to rotaryDim / 2 (interleaved: every pair a + 3j of
+ * axis a's section exists); rope2d needs rotaryDim % 4 == 0 and the default
+ * frequencies.
+ */
 export function checkAxesForm(fn, o, rotaryDim, sc) {
+  if (o.mropeInterleaved !== undefined && o.mropeSection === undefined) {
+    throw new TypeError(`posenc.${fn}: mropeInterleaved goes with mropeSection (Qwen3-VL's interleaved M-RoPE), got mropeInterleaved without it`);
+  }
   if (o.mropeSection !== undefined) {
+    const half = rotaryDim / 2;
     const sum = o.mropeSection.reduce((a, b) => a + b, 0);
-    if (sum !== rotaryDim / 2) {
-      throw new RangeError(`posenc.${fn}: mropeSection must add up to rotaryDim / 2 = ${rotaryDim / 2} (one section of pairs per axis), got [${o.mropeSection.join(', ')}] (sum ${sum})`);
+    if (sum !== half) {
+      throw new RangeError(`posenc.${fn}: mropeSection must add up to rotaryDim / 2 = ${half} (the pairs of each axis), got [${o.mropeSection.join(', ')}] (sum ${sum})`);
     }
+    // interleaved (HF apply_interleaved_mrope): axis a >= 1 takes pairs a, a + 3, ... below 3 * sections[a]
+    o.mropeSection.forEach((n, a) => {
+      if (o.mropeInterleaved && a > 0 && n > 0 && a + 3 * (n - 1) >= half) {
+        throw new RangeError(`posenc.${fn}: mropeSection[${a}] = ${n} is too many pairs for interleaved M-RoPE: axis ${a} takes pairs ${a}, ${a + 3}, ... below rotaryDim / 2 = ${half}, at most ${Math.floor((half - 1 - a) / 3) + 1}`);
+      }
+    });
   }
   if (o.rope2d !== undefined) {
     if (rotaryDim % 4 !== 0) {
@@ -81,10 +95,14 @@ export function checkAxesForm(fn, o, rotaryDim, sc) {
 
 /**
  * The position axes of an M-RoPE or 2-D RoPE call, or null for plain RoPE:
- * { nAxes, sections: Int32Array, positions, form }. positions is the caller's
- * array, or the grid's (a new Int32Array).
+ * { nAxes, sections: Int32Array, arrangement, positions, form }. positions is
+ * the caller's array, or the grid's (a new Int32Array). M-RoPE without
+ * positions is text: every axis at the same position, which is plain RoPE
+ * bit for bit (HF expands text's position_ids to three equal rows).
  */
 export function readAxes(fn, o, rotaryDim, sc) {
+  checkAxesForm(fn, o, rotaryDim, sc);
+  if (o.mropeSection !== undefined && o.rope2d === undefined && o.positions === undefined) return null;
   if (o.mropeSection === undefined && o.rope2d === undefined) {
     if (o.grid !== undefined) throw new RangeError(`posenc.${fn}: grid is for 2-D RoPE: give rope2d ('pixtral' or 'axial') with it`);
     return null;
@@ -96,12 +114,9 @@ export function readAxes(fn, o, rotaryDim, sc) {
     throw new RangeError(`posenc.${fn}: offset is for one position axis; give positions with ${o.mropeSection ? 'mropeSection' : 'rope2d'}, got offset ${o.offset}`);
   }
   const half = rotaryDim / 2;
-  checkAxesForm(fn, o, rotaryDim, sc);
   if (o.mropeSection !== undefined) {
-    if (o.positions === undefined) {
-      throw new TypeError(`posenc.${fn}: positions is required with mropeSection: an Int32Array [3][seq] (temporal, height, width), e.g. from mropePositions`);
-    }
-    return { nAxes: 3, sections: Int32Array.from(o.mropeSection), positions: o.positions, form: 'mrope' };
+    const arrangement = o.mropeInterleaved ? 'interleaved' : 'sectioned';
+    return { nAxes: 3, sections: Int32Array.from(o.mropeSection), arrangement, positions: o.positions, form: 'mrope' };
   }
   if (o.positions !== undefined && o.grid !== undefined) {
     throw new RangeError(`posenc.${fn}: give grid or positions with rope2d, not both (grid makes the positions)`);
@@ -110,5 +125,5 @@ export function readAxes(fn, o, rotaryDim, sc) {
     throw new TypeError(`posenc.${fn}: grid ({ height, width }, patches in row-major order) or positions (an Int32Array [2][patches]: rows, then columns) is required with rope2d`);
   }
   const positions = o.positions ?? gridPositions(o.grid);
-  return { nAxes: 2, sections: Int32Array.from([half / 2, half / 2]), positions, form: o.rope2d };
+  return { nAxes: 2, sections: Int32Array.from([half / 2, half / 2]), arrangement: 'sectioned', positions, form: o.rope2d };
 }

@@ -17,6 +17,7 @@ export const ROPE_TYPES = ROPE_TYPE_NAMES;
 /** An even integer >= 2 (a rotary dimension: features rotate in pairs). */
 export const evenDim = (extra = {}) => ({
   ...extra,
+  kind: 'number',
   check(fn, name, v) {
     const allowed = `an even integer from 2 to ${INT32_MAX - 1}`;
     if (typeof v !== 'number') throw fail(TypeError, fn, name, allowed, v);
@@ -50,7 +51,7 @@ const seqLength = integer(0, 2 ** 31, { optional: true });
 /** Each scaling type's parameters (HF's names in camelCase), besides `type`. */
 export const SCALING = {
   default: {},
-  linear: { factor: positive() },
+  linear: { factor: positive(), maxPositionEmbeddings: count({ optional: true }) }, // HF reads none but factor
   dynamic: { factor: positive(), maxPositionEmbeddings: count(), seqLength },
   yarn: {
     factor: positive({ optional: true }),
@@ -133,9 +134,9 @@ export function readScaling(fn, options, rotaryDim, label = (key) => `scaling.${
   if (type === 'yarn' && sc.betaFast < sc.betaSlow) {
     throw new RangeError(`posenc.${fn}: ${label('betaFast')} must be >= ${label('betaSlow')} = ${sc.betaSlow}, got ${sc.betaFast}`);
   }
-  if (type === 'llama3' && !(sc.highFreqFactor > sc.lowFreqFactor)) {
+  if (type === 'llama3' && !(sc.highFreqFactor >= sc.lowFreqFactor)) {
     throw new RangeError(
-      `posenc.${fn}: ${label('highFreqFactor')} must be greater than ${label('lowFreqFactor')} = ${sc.lowFreqFactor} (the smooth band divides by their difference), got ${sc.highFreqFactor}`,
+      `posenc.${fn}: ${label('highFreqFactor')} must be at least ${label('lowFreqFactor')} = ${sc.lowFreqFactor} (equal: no smooth band, as Llama 4), got ${sc.highFreqFactor}`,
     );
   }
   if (type === 'longrope') {

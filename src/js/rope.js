@@ -1,14 +1,15 @@
 // rope.js: rotary position embeddings (RoFormer; Hugging Face modeling_rope_utils.py).
 // Formulas, layouts and accuracy: include/posenc.h. This file validates and
 // marshals; every number is computed in C.
-import { rope_layout, rope_order, rope_precision } from '../../build/abi.js';
-import { describe, isPlainObject } from './core/describe.js';
+import { axes_arrangement, rope_layout, rope_order, rope_precision } from '../../build/abi.js';
+import { describe, fail, isPlainObject, typedArrayType } from './core/describe.js';
 import { WasmArray, checkDisjoint, countOf, heapCall, inPlaceAddress } from './core/heap.js';
 import { wasm } from './core/instance.js';
 import {
-  INT32_MAX, INT32_MIN, checkLength, elementCount, integer, later, number, oneOf, readOptions, snapshot, typedArray,
+  INT32_MAX, INT32_MIN, boolean, checkLength, elementCount, integer, later, number, oneOf, readOptions, snapshot, typedArray,
 } from './core/options.js';
 import { ROPE_2D, arrange2d, checkAxesForm, patchGrid, readAxes, sectionList } from './rope-axes.js';
+import { lengthOf } from './core/typed.js';
 import { evenDim, frequencies, impliedSeqLength, readScaling } from './rope-scaling.js';
 
 /** Pair layouts (posenc_rope_layout). */
@@ -41,6 +42,36 @@ const frequencySpec = {
   scaling: later({ optional: true }),
 };
 
+/** M-RoPE's options, and layout: what ropeFromConfig returns besides the frequencies. */
+const axesSpec = {
+  mropeSection: sectionList({ optional: true }),
+  mropeInterleaved: boolean({ optional: true }),
+  rope2d: oneOf(ROPE_2D, { optional: true }),
+};
+
+export const frequenciesSpec = { ...frequencySpec, layout: oneOf(ROPE_LAYOUTS, { optional: true }), ...axesSpec };
+
+/**
+ * A model's own inverse frequencies, used as they are (its inv_freq buffer,
+ * float32 in transformers): with precision 'float32', ropeCache and
+ * applyRope then follow transformers' float32 pipeline value for value.
+ */
+const invFreqList = (extra = {}) => ({
+  ...extra,
+  check(fn, name, v) {
+    const allowed = 'a Float32Array, Float64Array or Array of finite numbers';
+    const type = typedArrayType(v);
+    if (!Array.isArray(v) && type !== 'Float32Array' && type !== 'Float64Array') throw fail(TypeError, fn, name, allowed, v);
+    const out = Float64Array.from({ length: Array.isArray(v) ? v.length : lengthOf(v) }, (_, i) => {
+      const x = v[i];
+      if (typeof x !== 'number') throw fail(TypeError, fn, `${name}[${i}]`, 'a finite number', x);
+      if (!Number.isFinite(x)) throw fail(RangeError, fn, `${name}[${i}]`, 'a finite number', x);
+      return x;
+    });
+    return out;
+  },
+});
+
 /**
  * RoPE inverse frequencies f_k (radians per position), k < rotaryDim / 2, and
  * the attention factor that scales cos and sin, for a scaling type exactly as
@@ -48,14 +79,15 @@ const frequencySpec = {
  * 'default' base^(-2k/rotaryDim); 'linear' / factor; 'dynamic' NTK-aware base
  * at scaling.seqLength (default maxPositionEmbeddings); 'yarn'; 'llama3';
  * 'longrope' (long factors when scaling.seqLength > originalMaxPositionEmbeddings).
- * mropeSection is checked (M-RoPE's frequencies are the plain ones); rope2d
- * returns the frequencies in the order its pairs use them: [row | column].
- * @param {{ rotaryDim: number, base?: number, scaling?: object, mropeSection?: number[], rope2d?: string }} options
+ * mropeSection and layout are checked (M-RoPE's frequencies are the plain
+ * ones, and a layout only pairs features); rope2d returns the frequencies in
+ * the order its pairs use them: [row | column].
+ * @param {{ rotaryDim: number, base?: number, scaling?: object, layout?: string, mropeSection?: number[], mropeInterleaved?: boolean, rope2d?: string }} options
  * @returns {{ invFreq: Float64Array, attentionFactor: number }}
  */
 export function ropeFrequencies(options) {
   const fn = 'ropeFrequencies';
-  const o = readOptions(fn, options, { ...frequencySpec, mropeSection: sectionList({ optional: true }), rope2d: oneOf(ROPE_2D, { optional: true }) });
+  const o = readOptions(fn, options, frequenciesSpec);
   const sc = readScaling(fn, o.scaling, o.rotaryDim);
   if (o.mropeSection !== undefined && o.rope2d !== undefined) {
     throw new RangeError(`posenc.${fn}: give mropeSection (M-RoPE) or rope2d (2-D RoPE), not both`);
@@ -65,15 +97,30 @@ export function ropeFrequencies(options) {
   return o.rope2d ? { invFreq: arrange2d(o.rope2d, f.invFreq), attentionFactor: f.attentionFactor } : f;
 }
 
-const cacheSpec = {
+/**
+ * The frequencies a cache or rotation uses: options.invFreq as given (a
+ * model's own buffer, rotaryDim / 2 values), else the scaled ones, arranged
+ * for 2-D RoPE.
+ */
+function givenOrScaled(fn, o, rotaryDim, axes, scaled) {
+  if (o.invFreq === undefined) return axes?.nAxes === 2 ? arrange2d(axes.form, scaled.invFreq) : scaled.invFreq;
+  if (o.invFreq.length !== rotaryDim / 2) {
+    throw new RangeError(`posenc.${fn}: invFreq must have rotaryDim / 2 = ${rotaryDim / 2} values, got ${o.invFreq.length}`);
+  }
+  if (axes?.nAxes === 2) throw new RangeError(`posenc.${fn}: give invFreq or rope2d, not both (rope2d arranges the frequencies it computes)`);
+  return o.invFreq;
+}
+
+export const cacheSpec = {
   length: integer(0, INT32_MAX, { optional: true }),
   offset: integer(INT32_MIN, INT32_MAX, { optional: true }),
   positions: typedArray('int32', { optional: true }),
   ...frequencySpec,
   precision: oneOf(PRECISIONS, { default: 'float64' }),
-  mropeSection: sectionList({ optional: true }),
-  rope2d: oneOf(ROPE_2D, { optional: true }),
+  layout: oneOf(ROPE_LAYOUTS, { optional: true }),
+  ...axesSpec,
   grid: patchGrid({ optional: true }),
+  invFreq: invFreqList({ optional: true }),
   out: later({ optional: true }),
 };
 
@@ -134,7 +181,7 @@ export function ropeCache(options) {
   const at = (a) => (a === undefined ? undefined : inPlaceAddress(fn, a));
   const address = { cos: at(arrays?.cos), sin: at(arrays?.sin), positions: at(positions) };
   const scaled = frequencies(fn, o.rotaryDim, o.base, sc, impliedSeqLength(sc, offset, length, positions));
-  const invFreq = axes?.nAxes === 2 ? arrange2d(axes.form, scaled.invFreq) : scaled.invFreq;
+  const invFreq = givenOrScaled(fn, o, o.rotaryDim, axes, scaled);
   out ??= { cos: new Float32Array(n), sin: new Float32Array(n) };
   arrays ??= out;
   const { exports } = wasm(fn);
@@ -148,13 +195,13 @@ export function ropeCache(options) {
   const precision = PRECISIONS.indexOf(o.precision);
   heapCall(fn, buffers, (pCos, pSin, pFreq, pPositions = 0, pSections = 0) =>
     axes
-      ? exports.posenc_rope_axes_cache(pCos, pSin, n, length, pPositions, nAxes, pSections, o.rotaryDim, pFreq, scaled.attentionFactor, precision)
+      ? exports.posenc_rope_axes_cache(pCos, pSin, n, length, pPositions, nAxes, pSections, axes_arrangement.indexOf(axes.arrangement), o.rotaryDim, pFreq, scaled.attentionFactor, precision)
       : exports.posenc_rope_cache(pCos, pSin, n, length, offset, pPositions, o.rotaryDim, pFreq, scaled.attentionFactor, precision),
   );
   return out;
 }
 
-const applySpec = {
+export const applySpec = {
   heads: integer(1, INT32_MAX),
   headDim: integer(1, INT32_MAX),
   rotaryDim: evenDim({ optional: true }),
@@ -166,9 +213,9 @@ const applySpec = {
   batch: integer(1, INT32_MAX, { default: 1 }),
   order: oneOf(ORDERS, { default: 'bshd' }),
   precision: oneOf(PRECISIONS, { default: 'float64' }),
-  mropeSection: sectionList({ optional: true }),
-  rope2d: oneOf(ROPE_2D, { optional: true }),
+  ...axesSpec,
   grid: patchGrid({ optional: true }),
+  invFreq: invFreqList({ optional: true }),
 };
 
 /**
@@ -218,7 +265,7 @@ export function applyRope(x, options) {
   const xAddress = inPlaceAddress(fn, x);
   const positionsAddress = positions ? inPlaceAddress(fn, positions) : 0;
   const scaled = frequencies(fn, rotaryDim, o.base, sc, impliedSeqLength(sc, offset, seq, positions));
-  const invFreq = axes?.nAxes === 2 ? arrange2d(axes.form, scaled.invFreq) : scaled.invFreq;
+  const invFreq = givenOrScaled(fn, o, rotaryDim, axes, scaled);
   const { exports } = wasm(fn);
   const buffers = [
     { array: x, type: 'float32', length: xLength, copyIn: true, copyOut: true, address: xAddress },
@@ -231,7 +278,7 @@ export function applyRope(x, options) {
     axes
       ? exports.posenc_rope_axes_apply(
         pX, xLength, o.batch, seq, o.heads, o.headDim, order, rotaryDim, layout, pFreq, scaled.attentionFactor, pPositions,
-        positionsLength, nAxes, pSections, precision,
+        positionsLength, nAxes, pSections, axes_arrangement.indexOf(axes.arrangement), precision,
       )
       : exports.posenc_rope_apply_ordered(
         pX, xLength, o.batch, seq, o.heads, o.headDim, order, rotaryDim, layout, pFreq, scaled.attentionFactor, offset,
@@ -255,7 +302,7 @@ export function resolveRotaryDim(fn, rotaryDim, headDim, name = 'rotaryDim', hea
   return r;
 }
 
-const permuteSpec = {
+export const permuteSpec = {
   heads: integer(1, INT32_MAX),
   headDim: integer(1, INT32_MAX),
   rotaryDim: evenDim({ optional: true }),

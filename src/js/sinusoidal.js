@@ -1,5 +1,5 @@
-// sinusoidal.js: Vaswani's sinusoidal tables (layouts and formulas in README
-// and include/posenc.h), written out or added to embeddings in place.
+// sinusoidal.js: Vaswani's sinusoidal tables (layouts and formulas in
+// docs/api.md and include/posenc.h), written out or added to embeddings in place.
 import { layout as LAYOUT_NAMES, order as ORDER_NAMES } from '../../build/abi.js';
 import { countOf, heapCall } from './core/heap.js';
 import { wasm } from './core/instance.js';
@@ -38,7 +38,7 @@ export function checkLayoutWidth(fn, layout, dModel, name = 'layout') {
   }
 }
 
-const sinusoidalSpec = {
+export const sinusoidalSpec = {
   length: integer(0, INT32_MAX),
   dModel: integer(1, INT32_MAX),
   ...tableOptions,
@@ -65,7 +65,7 @@ export function sinusoidal(options) {
   return out;
 }
 
-const frequencySpec = {
+export const frequencySpec = {
   dModel: integer(1, INT32_MAX),
   base: tableOptions.base,
   layout: tableOptions.layout,
@@ -92,7 +92,7 @@ export function sinusoidalFrequencies(options) {
   return out;
 }
 
-const addSpec = {
+export const addSpec = {
   dModel: integer(1, INT32_MAX),
   batch: integer(1, INT32_MAX, { default: 1 }),
   order: oneOf(ORDERS, { default: 'bsd' }),

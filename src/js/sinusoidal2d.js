@@ -4,7 +4,7 @@ import { heapCall } from './core/heap.js';
 import { wasm } from './core/instance.js';
 import { INT32_MAX, boolean, checkLength, elementCount, integer, number, readOptions, typedArray } from './core/options.js';
 
-const spec = {
+export const spec = {
   height: integer(0, INT32_MAX),
   width: integer(0, INT32_MAX),
   dModel: integer(4, INT32_MAX),

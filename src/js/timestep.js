@@ -25,7 +25,7 @@ const timestepList = () => ({
   },
 });
 
-const spec = {
+export const spec = {
   timesteps: timestepList(),
   dim: integer(1, INT32_MAX),
   flipSinToCos: boolean({ default: false }),

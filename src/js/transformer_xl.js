@@ -5,7 +5,7 @@ import { INT32_MAX, checkLength, elementCount, integer, readOptions, typedArray 
 
 const clampLength = integer(0, INT32_MAX, { default: 0 });
 
-const spec = {
+export const spec = {
   keyLength: integer(0, INT32_MAX),
   dModel: integer(1, INT32_MAX),
   clampLength: {

@@ -5,12 +5,12 @@
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { listen } from '../../web/serve.mjs';
+import { listen } from '../../tools/serve.mjs';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const SCREENSHOTS = `${ROOT}build/screenshots`;
 
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+export const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 /**
  * Starts the server and the browser. Returns { url, browser, server, close() }.
@@ -99,7 +99,7 @@ export async function readPixels(page, view, points, { relative = true } = {}) {
   );
 }
 
-/** The cells [start, end) a plot pixel covers (the rule documented in web/heatmap.js). */
+/** The cells [start, end) a plot pixel covers (the rule documented in web/draw/heatmap.js). */
 export function cellSpan(pixel, cells, pixels) {
   const a = Math.floor((pixel * cells) / pixels);
   return [a, Math.max(a + 1, Math.floor(((pixel + 1) * cells) / pixels))];

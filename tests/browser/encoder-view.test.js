@@ -1,11 +1,11 @@
 // The attention view in Chromium: each head's heatmap, read back through the
 // colour map, is encoder.attention(0) of the same encoder built here in Node
-// (the README's character tokenizer, written out again); the scheme control
+// (the character tokenizer of docs/encoder.md, written out again); the scheme control
 // writes the URL and redraws; the previous-token head built from RoPE shows
 // its sub-diagonal whatever the text; the JSON download carries the
 // probabilities. Screenshots go to build/screenshots/encoder-*.png.
 import { readFileSync } from 'node:fs';
-import { invert, SIZE } from '../../web/colormap.js';
+import { invert, SIZE } from '../../web/draw/colormap.js';
 import { posencEncoder as posenc } from '../helpers.js';
 import { launch, openPage, cellSpan, readPixels, setControls, draws, redrawn, frames, SCREENSHOTS } from './chromium.js';
 

@@ -5,7 +5,7 @@
 // time budgets are bench/page-timings.mjs's: no clock here). Writes a screenshot
 // of every view under build/screenshots/ for a person to look at.
 import { launch, openPage, SCREENSHOTS } from './chromium.js';
-import { CSP } from '../../web/serve.mjs';
+import { CSP } from '../../tools/serve.mjs';
 
 const VIEWS = ['table', 'curves', 'notebook', 'relative', 't5', 'deberta', 'similarity', 'rope', 'grid2d', 'mrope', 'alibi', 'encoder', 'train', 'copyattn'];
 

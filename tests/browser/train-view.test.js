@@ -6,12 +6,16 @@
 // curve (checked against Node with the scaling merged into the model's own
 // options); the attention panels invert through the colour map to
 // encoder.attention(layer) and the right/wrong strip is copyCorrect. Bad input
-// in any control is refused with a named message and changes nothing.
+// in any control is refused with a named message and changes nothing. The
+// score control draws greedy exact match (scored in the workers with the KV
+// cache), each point at posenc's greedy exact match in Node; under the
+// attention panels the model generates the copy token by token, each token
+// Node's encoder.generate and marked right or wrong.
 // Screenshots go to build/screenshots/train-*.png.
 import { readFileSync } from 'node:fs';
-import { invert, SIZE } from '../../web/colormap.js';
-import { PALETTE, PALETTE_DARK } from '../../web/lines.js';
-import { EVAL_NS, copyAccuracy, copyCorrect, copySequence } from '../../web/models/copy-task.js';
+import { invert, SIZE } from '../../web/draw/colormap.js';
+import { PALETTE, PALETTE_DARK } from '../../web/draw/lines.js';
+import { EVAL_NS, copyAccuracy, copyCorrect, copyGreedy, copyPrompt, copySequence } from '../../web/models/copy-task.js';
 import { posencEncoder as posenc } from '../helpers.js';
 import { launch, openPage, cellSpan, readPixels, setControls, draws, redrawn, frames, SCREENSHOTS } from './chromium.js';
 
@@ -33,6 +37,24 @@ function scores(scheme, perN, scaling) {
   const out = EVAL_NS.map((n, i) => copyAccuracy((t) => enc.logits(t, { causal: true }), n, counts[i]));
   enc.dispose();
   return out;
+}
+
+/** Greedy exact match per n, scored in Node with encoder.generate (the KV cache). */
+function greedyScores(scheme, perN) {
+  const enc = posenc.createEncoder({ weights: bytes[scheme], keepAttention: false });
+  const counts = countsFor(perN);
+  const out = EVAL_NS.map((n, i) => copyGreedy((prompt, k) => enc.generate(prompt, { maxNewTokens: k }), n, counts[i]));
+  enc.dispose();
+  return out;
+}
+
+/** The copy a model generates greedily from a typed sequence, in Node, and which tokens are right. */
+function generated(scheme, symbols) {
+  const target = [...symbols].map((c) => c.charCodeAt(0) - 97 + 2);
+  const enc = posenc.createEncoder({ weights: bytes[scheme], keepAttention: false });
+  const tokens = Array.from(enc.generate(copyPrompt(target), { maxNewTokens: target.length }));
+  enc.dispose();
+  return { tokens, correct: tokens.map((t, i) => t === target[i]) };
 }
 
 /** Attention of every layer and the right/wrong list of a typed sequence, in Node. */
@@ -163,7 +185,7 @@ describe('accuracy against n, scored live', () => {
   test('the JSON download is the same ratios, exactly; the read-out names every scheme at an n', async () => {
     const [d] = await Promise.all([page.waitForEvent('download'), page.click('[data-view="train"] [data-download="json"]')]);
     const j = JSON.parse(readFileSync(await d.path()));
-    expect(j.params).toEqual({ seqs: 6, scaling: 'none', factor: 4 });
+    expect(j.params).toEqual({ seqs: 6, scaling: 'none', factor: 4, score: 'token' });
     expect(j.columns).toEqual(EVAL_NS.map((n) => `n=${n}`));
     // downloads carry float32, as every view's: the ratios rounded once
     const f32 = (values) => values.map(Math.fround);
@@ -210,15 +232,53 @@ describe('accuracy against n, scored live', () => {
     await evaluated();
   });
 
-  test("the README's RoPE scaling figures are posenc's, on the view's default sequences", () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+  test("docs/models.md's RoPE scaling figures are posenc's, on the view's default sequences", () => {
+    const doc = readFileSync(new URL('../../docs/models.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
     const pct = (r) => `${Math.round(100 * r.tokenAccuracy)}%`;
     const yarn = scores('rope', 6, { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 66 });
     const dynamic = scores('rope', 6, { type: 'dynamic', factor: 4, maxPositionEmbeddings: 66 });
     const linear = scores('rope', 6, { type: 'linear', factor: 4 });
-    expect(readme).toContain(
+    expect(doc).toContain(
       `YaRN lifts RoPE at n = 128 from ${pct(reference.rope[6])} of symbols to ${pct(yarn[6])}, and dynamic NTK to ${pct(dynamic[6])}; linear interpolation costs accuracy even inside the training range (${pct(linear[0])} at n = 8)`,
     );
+  });
+
+  test("greedy exact match: each scheme's points where Node's greedy decoding puts them; both scores side by side; the download", async () => {
+    const greedy = Object.fromEntries(SCHEMES.map((s) => [s, greedyScores(s, 6)]));
+    // greedy exact match is teacher-forced exact match: while every generated token is right the
+    // model reads the true sequence, so both fail at the same first error (apart from a near-tie)
+    const counts = countsFor(6);
+    for (const s of SCHEMES) {
+      greedy[s].forEach((r, i) => expect([s, EVAL_NS[i], Math.abs(r.greedyExactMatch - reference[s][i].exactMatch) <= 1 / counts[i] + 1e-9]).toEqual([s, EVAL_NS[i], true]));
+    }
+    await setControls(page, 'train', { score: 'greedy' });
+    expect(query().get('train.score')).toBe('greedy');
+    await evaluated();
+    expect(await page.$eval('[data-view="train"] .progress-text', (e) => e.textContent)).toMatch(/^54 points scored by posenc in /);
+    const labels = { none: 'NoPE', learned: 'learned', sinusoidal: 'sinusoidal', rope: 'RoPE', alibi: 'ALiBi', t5: 'T5 bias' };
+    const expected = SCHEMES.map((s, k) => ({ label: labels[s], values: greedy[s].map((r) => r.greedyExactMatch), color: PALETTE[k] }));
+    const [d] = await Promise.all([page.waitForEvent('download'), page.click('[data-view="train"] [data-download="json"]')]);
+    const j = JSON.parse(readFileSync(await d.path()));
+    const f32 = (values) => values.map(Math.fround);
+    SCHEMES.forEach((s, k) => {
+      expect([j.rowLabels[18 + k], f32(j.values[18 + k])]).toEqual([`${s}:greedyExactMatch`, f32(greedy[s].map((r) => r.greedyExactMatch))]);
+    });
+    // the schemes mostly share their points (all 100% in range, 0% far out): at least the top disk per n
+    expect(await checkPoints(page, expected)).toBeGreaterThanOrEqual(EVAL_NS.length);
+    // both: the teacher-forced points (kept from before) with disks, greedy dotted beside them; nothing scored again
+    await setControls(page, 'train', { score: 'both' });
+    await evaluated();
+    expect(await page.$eval('[data-view="train"] progress', (e) => [e.value, e.max])).toEqual([108, 108]);
+    const series = await page.$eval('[data-view="train"] canvas.plot', (c) => JSON.parse(c.dataset.series));
+    expect(series.map((x) => [x.label, x.markers])).toEqual([
+      ...SCHEMES.map((s) => [labels[s], true]), ...SCHEMES.map((s) => [`${labels[s]}, greedy`, false]),
+    ]);
+    expect(await checkPoints(page, [...defaultSeries(PALETTE), ...expected.map((e) => ({ ...e, label: `${e.label}, greedy` }))])).toBeGreaterThanOrEqual(20);
+    await page.$eval('[data-view="train"]', (e) => e.scrollIntoView());
+    await (await page.$('[data-view="train"] .figure')).screenshot({ path: `${SCREENSHOTS}/train-greedy-light-1100.png` });
+    await setControls(page, 'train', { score: 'token' });
+    expect(query().has('train.score')).toBe(false);
+    await evaluated();
   });
 
   test('the sequence count is a control: 2 per n scores 2/1/1 sequences, as Node does', async () => {
@@ -263,7 +323,7 @@ describe('attention of a trained model on a typed or random sequence', () => {
     expect(await worstPanelError(ref)).toBeLessThanOrEqual(0.5 + 1e-4);
     await checkStrip(page, ref);
     // a previous-token head in the first layer and an induction head in the last are there to
-    // see (as the README says): read on the page's pixels
+    // see (as docs/models.md says): read on the page's pixels
     const { L } = ref;
     const n = 16;
     const centre = (p, i, j) => [p.x + Math.floor(((j + 0.5) * p.w) / L), p.y + Math.floor(((i + 0.5) * p.w) / L)];
@@ -288,6 +348,37 @@ describe('attention of a trained model on a typed or random sequence', () => {
     expect(await page.$eval('[data-view="copyattn"] .readout', (e) => e.textContent)).toBe(`RoPE layer 1 head 3 · query 2 'e' · key 0 '^' · attention ${+v.toPrecision(5)}`);
     await page.$eval('[data-view="copyattn"]', (e) => e.scrollIntoView());
     await (await page.$('[data-view="copyattn"]')).screenshot({ path: `${SCREENSHOTS}/train-attention-light-1100.png` });
+  });
+
+  test('the model generates the copy greedily, token by token: every token Node\'s encoder.generate, right and wrong marked', async () => {
+    const box = '[data-view="copyattn"] .generation-tokens';
+    const done = (p, key) => p.waitForFunction(([sel, k]) => {
+      const g = JSON.parse(document.querySelector(sel).dataset.generated || '{}');
+      return g.done && g.key === k;
+    }, [box, key]);
+    for (const [scheme, symbols] of [['rope', 'deadbeefcafebabe'], ['sinusoidal', 'abcdefghijklmnopabcdefghijklmnopabcdefghijklmnop']]) {
+      await setControls(page, 'copyattn', { scheme, symbols });
+      await done(page, JSON.stringify([scheme, symbols]));
+      const ref = generated(scheme, symbols);
+      const g = await page.$eval(box, (e) => JSON.parse(e.dataset.generated));
+      expect([g.tokens, g.correct]).toEqual([ref.tokens, ref.correct.map(Number)]);
+      const spans = await page.$$eval(`${box} span`, (list) => list.map((e) => [e.textContent, e.className]));
+      const glyph = (t) => 'abcdefghijklmnop'[t - 2] ?? (t === 0 ? '^' : '|');
+      expect(spans).toEqual(ref.tokens.map((t, i) => [glyph(t), ref.correct[i] ? 'right' : 'wrong']));
+      const right = ref.correct.filter(Boolean).length;
+      const caption = await page.$eval('[data-view="copyattn"] .generation-caption', (e) => e.textContent);
+      expect(caption.startsWith(`Greedy: ${scheme === 'rope' ? 'RoPE' : 'sinusoidal'} generates ${right} of ${symbols.length} symbols right, `)).toBe(true);
+      expect(caption.endsWith(right === symbols.length ? 'exact match.' : 'and it copies its own tokens from there.')).toBe(true);
+    }
+    // past the training range (n = 48) the sinusoidal model goes wrong: both marks are on the page
+    const classes = await page.$$eval(`${box} span`, (list) => new Set(list.map((e) => e.className)).size);
+    expect(classes).toBe(2);
+    // the colours are the stylesheet's (strict CSP: no inline style)
+    const colors = await page.$$eval(`${box} span`, (list) => [...new Set(list.map((e) => getComputedStyle(e).backgroundColor))].sort());
+    expect(colors).toEqual(['rgb(214, 39, 40)', 'rgb(44, 160, 44)']);
+    await page.$eval('[data-view="copyattn"] .generation', (e) => e.scrollIntoView());
+    await (await page.$('[data-view="copyattn"] .generation')).screenshot({ path: `${SCREENSHOTS}/train-greedy-copy-light-1100.png` });
+    await setControls(page, 'copyattn', { scheme: 'rope', symbols: 'deadbeefcafebabe' });
   });
 
   test('ALiBi has 4 x 4 panels; a random draw of n = 100 (past training) writes the sequence and the URL, and the strip follows', async () => {
@@ -366,7 +457,7 @@ describe('attention of a trained model on a typed or random sequence', () => {
 
 describe('a worker that cannot start', () => {
   test('is a named error that stays through new settings, not a progress bar that hangs', async () => {
-    const setup = (p) => p.route('**/train-worker.js', (r) => r.fulfill({ status: 404, body: 'gone' }));
+    const setup = (p) => p.route('**/train/worker.js', (r) => r.fulfill({ status: 404, body: 'gone' }));
     const own = await openPage(env.browser, env.url, { setup });
     const p = own.page;
     try {

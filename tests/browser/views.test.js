@@ -1,11 +1,11 @@
 // Each view, read back from its canvas in Chromium: sampled pixels invert
-// through the colour map (web/colormap.js) to the values of the formulas,
+// through the colour map (web/draw/colormap.js) to the values of the formulas,
 // evaluated here in JS doubles (or by posenc in Node for the other layouts),
 // within the colour map's resolution. One page load: each test sets the
 // controls it needs, as a user would (the URL round trip is state.test.js's). The notebook panel's text must equal
 // the PyTorch notebook's printed numbers.
 import { readFileSync } from 'node:fs';
-import { invert, SIZE } from '../../web/colormap.js';
+import { invert, SIZE } from '../../web/draw/colormap.js';
 import { posenc, vaswani } from '../helpers.js';
 import { launch, openPage, readPixels, cellSpan, setControls, frames } from './chromium.js';
 

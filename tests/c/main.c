@@ -13,9 +13,11 @@ void test_rope(void);
 void test_rope_axes(void);
 void test_biases(void);
 void test_encoder(void);
+void test_decoder(void);
 void test_hardening(void);
 void test_aliasing(void);
 void test_anchors(void);
+void test_kernels(void);
 
 int main(void)
 {
@@ -27,9 +29,11 @@ int main(void)
     test_rope_axes();
     test_biases();
     test_encoder();
+    test_decoder();
     test_hardening();
     test_aliasing();
     test_anchors();
+    test_kernels();
     printf("c: %d passed, %d failed\n", check_passed, check_failed);
     return check_failed ? 1 : 0;
 }

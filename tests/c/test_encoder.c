@@ -93,7 +93,18 @@ enum { V = 11, D = 8, H = 2, HD = 4, FF = 12, L = 2, S = 5, LANGS = 2, BUCKETS =
 typedef struct ref_cfg {
     int positional, norm, activation, final_norm, causal, language;
     const int32_t *mask;
+    int query_scale; /* LLAMA4: floor_scale 2, attn_scale 0.5; MINISTRAL3: beta 0.3, original 2 */
 } ref_cfg;
+
+/* The query multiplier of position p (posenc.h, posenc_query_scale), in double. */
+static double ref_query_scale(int type, int p)
+{
+    if (type == POSENC_QUERY_SCALE_LLAMA4)
+        return log1p(floor((p + 1) / 2.0)) * 0.5 + 1; /* the argument an integer: exact either way */
+    if (type == POSENC_QUERY_SCALE_MINISTRAL3)
+        return 1 + 0.3 * log1p(floor(p / 2.0));
+    return 1;
+}
 
 /* The encoder of posenc.h in double, on the documented parameter layout. */
 static void ref_encoder(double *x, const ref_cfg *c, const float *params, const int32_t *tokens,
@@ -135,6 +146,9 @@ static void ref_encoder(double *x, const ref_cfg *c, const float *params, const 
                                     p[i + HD / 2] = b0 * cos(th) + a0 * sin(th);
                                 }
                             }
+                for (int s = 0; s < S; s++) /* after RoPE, as transformers scales the rotated q */
+                    for (int j = 0; j < D; j++)
+                        q[s * D + j] *= ref_query_scale(c->query_scale, s);
                 for (int hh = 0; hh < H; hh++)
                     for (int i = 0; i < S; i++) {
                         double sc[S];
@@ -325,11 +339,13 @@ static void test_encoder_forward(void)
 {
     static const int32_t tokens[S] = { 3, 1, 4, 1, 5 }, mask[S] = { 1, 1, 1, 1, 0 };
     static const ref_cfg cases[] = {
-        { POSENC_POSITIONAL_NONE, POSENC_NORM_PRE, POSENC_ACTIVATION_RELU, 0, 0, -1, NULL },
-        { POSENC_POSITIONAL_SINUSOIDAL, POSENC_NORM_POST, POSENC_ACTIVATION_GELU, 0, 0, 1, NULL },
-        { POSENC_POSITIONAL_ROPE, POSENC_NORM_PRE, POSENC_ACTIVATION_GELU_TANH, 1, 0, 0, mask },
-        { POSENC_POSITIONAL_ALIBI, POSENC_NORM_PRE, POSENC_ACTIVATION_RELU, 0, 1, -1, mask },
-        { POSENC_POSITIONAL_T5, POSENC_NORM_POST, POSENC_ACTIVATION_RELU, 1, 0, -1, NULL },
+        { POSENC_POSITIONAL_NONE, POSENC_NORM_PRE, POSENC_ACTIVATION_RELU, 0, 0, -1, NULL, 0 },
+        { POSENC_POSITIONAL_SINUSOIDAL, POSENC_NORM_POST, POSENC_ACTIVATION_GELU, 0, 0, 1, NULL, 0 },
+        { POSENC_POSITIONAL_ROPE, POSENC_NORM_PRE, POSENC_ACTIVATION_GELU_TANH, 1, 0, 0, mask, 0 },
+        { POSENC_POSITIONAL_ALIBI, POSENC_NORM_PRE, POSENC_ACTIVATION_RELU, 0, 1, -1, mask, 0 },
+        { POSENC_POSITIONAL_T5, POSENC_NORM_POST, POSENC_ACTIVATION_RELU, 1, 0, -1, NULL, 0 },
+        { POSENC_POSITIONAL_NONE, POSENC_NORM_PRE, POSENC_ACTIVATION_RELU, 0, 1, -1, NULL, POSENC_QUERY_SCALE_LLAMA4 },
+        { POSENC_POSITIONAL_ROPE, POSENC_NORM_POST, POSENC_ACTIVATION_GELU, 1, 1, 0, NULL, POSENC_QUERY_SCALE_MINISTRAL3 },
     };
     double inv_freq[HD / 2], att;
     CHECK(posenc_rope_frequencies(inv_freq, HD / 2, HD, 0, NULL, 0, &att) == POSENC_OK);
@@ -342,13 +358,16 @@ static void test_encoder_forward(void)
         cfg.vocab_size = V, cfg.d_model = D, cfg.heads = H, cfg.d_ff = FF, cfg.layers = L, cfg.languages = LANGS;
         cfg.positional = c->positional, cfg.norm = c->norm, cfg.activation = c->activation;
         cfg.final_norm = c->final_norm, cfg.rope_inv_freq = inv_freq;
+        cfg.query_scale = c->query_scale, cfg.query_floor_scale = 2, cfg.query_attn_scale = 0.5;
+        cfg.query_beta = 0.3, cfg.query_original_max_position = 2;
         size_t params_len, work_len;
         CHECK(posenc_encoder_sizes(&cfg, S, &params_len, &work_len) == POSENC_OK);
         size_t layer = 4 * (D * D + D) + 4 * D + 2 * FF * D + FF + D;
         size_t expect = (V + LANGS) * D + (c->positional == POSENC_POSITIONAL_T5 ? BUCKETS * H : 0) + L * layer +
                         (c->final_norm ? 2 * D : 0);
         int biased = c->positional == POSENC_POSITIONAL_ALIBI || c->positional == POSENC_POSITIONAL_T5;
-        CHECKF(params_len == expect && work_len == 2 * S * D + 3 * S * D + S * S + (biased ? H * S * S : 0),
+        /* h, ctx, q k v; the scores of a block of 4 queries; ALiBi and T5 bias rows over j - i */
+        CHECKF(params_len == expect && work_len == 2 * S * D + 3 * S * D + 4 * S + (biased ? H * (2 * S - 1) : 0),
                "case %zu: sizes %zu %zu", n, params_len, work_len);
         fill(params, params_len, 0.5f);
         CHECK(posenc_encoder_forward(out, COUNT(out), &cfg, params, params_len, tokens, S, c->mask, c->causal,
@@ -418,6 +437,15 @@ static void test_encoder_errors(void)
     CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_ERR_SIZE_OVERFLOW);
     CHECK(posenc_encoder_sizes(&ok, (size_t)1 << 40, &pl, &wl) != POSENC_OK);
     CHECK(posenc_encoder_sizes(&ok, S, NULL, &wl) == POSENC_ERR_NULL_POINTER);
+    /* ALiBi and T5: one bias row over j - i, whose last key 2 seq - 2 must be an int32 position */
+    for (int positional = POSENC_POSITIONAL_ALIBI; positional <= POSENC_POSITIONAL_T5; positional++) {
+        c = ok;
+        c.positional = positional;
+        size_t limit = (size_t)1 << 30;
+        int at_limit = posenc_encoder_sizes(&c, limit, &pl, &wl);
+        CHECK(at_limit == (SIZE_MAX > 0xffffffffu ? POSENC_OK : POSENC_ERR_SIZE_OVERFLOW));
+        CHECK(posenc_encoder_sizes(&c, limit + 1, &pl, &wl) == POSENC_ERR_INVALID_ARGUMENT);
+    }
 #undef FORWARD
 }
 
@@ -438,7 +466,7 @@ static void test_encoder_logits(void)
         size_t pl, wl;
         CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_OK);
         size_t want_params = (V + S) * D + L * layer + 2 * D + (head == POSENC_LM_HEAD_OWN ? V * D : 0);
-        CHECKF(pl == want_params && wl == 2 * S * D + 3 * S * D + S * S + S * D, "head %d: sizes %zu %zu", head, pl, wl);
+        CHECKF(pl == want_params && wl == 2 * S * D + 3 * S * D + 4 * S + S * D, "head %d: sizes %zu %zu", head, pl, wl);
         fill(params, pl, 0.5f);
         CHECK(posenc_encoder_forward(hidden, COUNT(hidden), &c, params, pl, tokens, S, NULL, 1, -1, NULL, 0, work,
                                      wl) == POSENC_OK);

@@ -165,8 +165,6 @@ static void test_frequency_errors(void)
         { .type = POSENC_ROPE_YARN, .factor = 4, .max_position_embeddings = 100, .mscale = -1, .mscale_all_dim = 1 },
         { .type = POSENC_ROPE_YARN, .factor = 4, .max_position_embeddings = 100, .attention_factor = -1 },
         { .type = POSENC_ROPE_LLAMA3, .factor = 8, .original_max_position_embeddings = 8192,
-          .low_freq_factor = 2, .high_freq_factor = 2 },      /* low == high divides by zero */
-        { .type = POSENC_ROPE_LLAMA3, .factor = 8, .original_max_position_embeddings = 8192,
           .low_freq_factor = 4, .high_freq_factor = 1 },
         { .type = POSENC_ROPE_LLAMA3, .factor = 8, .low_freq_factor = 1, .high_freq_factor = 4 },
         { .type = POSENC_ROPE_LONGROPE, .max_position_embeddings = 100, .short_factor = fac,
@@ -200,6 +198,19 @@ static void test_frequency_errors(void)
     for (int i = 0; i < 8; i++)
         untouched &= f[i] == 42;
     CHECK(untouched);
+
+    /* llama3 with low == high (Llama 4 Scout: 1 and 1): no smooth band, long wavelengths / factor */
+    posenc_rope_scaling equal = { .type = POSENC_ROPE_LLAMA3, .factor = 16, .original_max_position_embeddings = 8192,
+                                  .low_freq_factor = 1, .high_freq_factor = 1 };
+    double g[64];
+    CHECK(posenc_rope_frequencies(g, 64, 128, 500000, &equal, 0, &att) == POSENC_OK && att == 1.0);
+    int same = 1;
+    for (int k = 0; k < 64; k++) {
+        double fk = pow(500000.0, -2.0 * k / 128.0), wavelen = 2 * 3.14159265358979323846 / fk;
+        double expected = wavelen > 8192.0 ? fk / 16 : fk;
+        same &= fabs(g[k] - expected) <= 1e-15 * expected;
+    }
+    CHECK(same);
 }
 
 /* ------------------------------------------------------------ cache, apply */

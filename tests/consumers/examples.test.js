@@ -1,4 +1,4 @@
-// The README's interop examples (examples/*.mjs) run as they are, and what
+// The interop examples of docs/api.md (examples/*.mjs) run as they are, and what
 // they print is checked against formulas computed here. They import 'posenc'
 // by name: in the repository that resolves to dist/ through package.json's
 // exports (a package may import itself by name); the dependency-free ones run

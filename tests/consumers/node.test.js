@@ -2,7 +2,7 @@
 // packed tarball and uses posenc from ESM, from CommonJS, with the wasm given
 // explicitly, both entries ('posenc' and 'posenc/encoder'), and through its
 // CLI (`npx posenc`).
-import { NOTEBOOK, PACKAGE, ROOT, maxDiff, mustRun, packed, scratchProject, workspace, writeFiles } from './scratch.js';
+import { NOTEBOOK, PACKAGE, ROOT, maxDiff, mustRun, packed, run, scratchProject, workspace, writeFiles } from './scratch.js';
 
 const PRINTED = 0.5e-4; // the notebook prints 4 decimals
 let dir;
@@ -31,7 +31,7 @@ ${BODY}`,
     'bytes.cjs': `const { readFileSync } = require('node:fs');
 const posenc = require('posenc');
 posenc.init({ wasm: readFileSync(require.resolve('posenc/posenc.wasm')) }).then(() => {${BODY}});\n`,
-    // the baseline build, by the export the README names
+    // the baseline build, by the export docs/install.md names
     'baseline.cjs': `const { readFileSync } = require('node:fs');
 const posenc = require('posenc');
 posenc.init({ wasm: readFileSync(require.resolve('posenc/posenc-baseline.wasm')) }).then(() => {${BODY}});\n`,
@@ -145,6 +145,24 @@ test("two entries in one program: each init() readies its own, a wrong wasm name
 
 test('a WasmArray of the other copy (ESM vs CommonJS) is named as such', () => {
   expect(runJson('dual.mjs').foreign).toMatch(/x is a WasmArray of another copy of posenc/);
+});
+
+// The commonest newcomer mistake, a call before init(), uncaught: Node prints the
+// source line of the throw site, so the shipped code keeps its lines short.
+test.each([
+  ['ESM', 'posenc', 'uncaught.mjs', "import { sinusoidal } from 'posenc';\nsinusoidal({ length: 10, dModel: 6 });\n"],
+  ['CommonJS', 'posenc', 'uncaught.cjs', "const { sinusoidal } = require('posenc');\nsinusoidal({ length: 10, dModel: 6 });\n"],
+  ['ESM', 'posenc/encoder', 'uncaught-encoder.mjs', "import { createEncoder } from 'posenc/encoder';\ncreateEncoder({ vocabSize: 2, dModel: 2, heads: 1, dFF: 2, layers: 1, weights: { seed: 1 } });\n"],
+  ['CommonJS', 'posenc/encoder', 'uncaught-encoder.cjs', "const { createEncoder } = require('posenc/encoder');\ncreateEncoder({ vocabSize: 2, dModel: 2, heads: 1, dFF: 2, layers: 1, weights: { seed: 1 } });\n"],
+])('an uncaught error (%s, %s) prints a few lines, not the bundle', (_kind, _entry, file, source) => {
+  writeFiles(dir, { [file]: source });
+  const r = run(process.execPath, [file], { cwd: dir });
+  expect(r.status).not.toBe(0);
+  const bytes = Buffer.byteLength(r.stderr);
+  console.log(`${file}: ${bytes} bytes on stderr`);
+  expect(r.stderr).toMatch(/call 'await init\(\)'/);
+  expect(bytes).toBeLessThan(3000);
+  expect(r.stderr.indexOf('call \'await init()\'')).toBeLessThan(1500); // the message comes first, near the top
 });
 
 test('npx posenc (the installed bin) prints the notebook table the way torch does', () => {

@@ -9,7 +9,7 @@ import { BIN, NOTEBOOK, ROOT, maxDiff, mustRun, run, workspace, writeFiles } fro
 const TSC = join(BIN, 'tsc');
 let dir;
 
-// Every public function, used the way the README shows,
+// Every public function, used the way the docs show,
 // with the result types a user would write down (exports added later are
 // checked by name in the last test).
 const USE_ALL = `import {
@@ -56,7 +56,7 @@ const t5: Float32Array = t5Bias({ heads: 2, queryLength: 3, weights: new Float32
 const deberta: Int32Array = debertaBuckets({ queryLength: 3, bucketSize: 256, maxPosition: 512 });
 const xl: Float32Array = transformerXLEmbedding({ keyLength: 3, dModel: 4 });
 const grid: Float32Array = sinusoidal2d({ height: 2, width: 3, dModel: 8, clsToken: true });
-const qwen = ropeFromConfig({ hidden_size: 3584, num_attention_heads: 28, rope_theta: 1e6, rope_scaling: { type: 'mrope', mrope_section: [16, 24, 24] } });
+const qwen = ropeFromConfig({ model_type: 'qwen2_vl', hidden_size: 3584, num_attention_heads: 28, rope_theta: 1e6, rope_scaling: { type: 'mrope', mrope_section: [16, 24, 24] } });
 const mpos: Int32Array = mropePositions({ spans: [{ text: 12 }, { image: { t: 1, h: 28, w: 42 } }, { text: 5 }] });
 const mq: Float32Array = applyRope(new Float32Array((mpos.length / 3) * 128), { ...qwen, heads: 1, headDim: 128, positions: mpos });
 const form = ROPE_2D[0] ?? 'pixtral';
@@ -77,13 +77,20 @@ const USE_ENCODER = `import {
   init, createEncoder, encoderTensorShapes, readSafetensors, writeSafetensors, softmax, previousTokenHead,
   POSITIONAL_TYPES, CONFIG_METADATA_KEY, SAFETENSORS_DTYPES, ropeCache, allocate,
 } from 'posenc/encoder';
-import type { Encoder, EncoderOptions, Positional, PositionalType, WasmArray } from 'posenc/encoder';
+import type { Decoder, Encoder, EncoderOptions, Positional, PositionalType, QueryScale, WasmArray } from 'posenc/encoder';
 
 await init();
 const positional: Positional = { type: 'rope', scaling: { type: 'linear', factor: 2 } };
-const options: EncoderOptions = { vocabSize: 10, dModel: 8, heads: 2, dFF: 16, layers: 1, positional, lmHead: true, weights: { seed: 1 } };
+const queryScale: QueryScale = { type: 'llama4', floorScale: 8192 };
+const options: EncoderOptions = { vocabSize: 10, dModel: 8, heads: 2, dFF: 16, layers: 1, positional, lmHead: true, queryScale, weights: { seed: 1 } };
 const enc: Encoder = createEncoder(options);
 const logits: Float32Array = enc.logits([1, 2, 3], { causal: true });
+const decoder: Decoder = enc.decoder({ maxLength: 8 });
+const next: Float32Array = decoder.feed([1, 2, 3]);
+const again: WasmArray<'float32'> = decoder.feed(4, { out: allocate('float32', 10) });
+const cached: number = decoder.length;
+decoder.dispose();
+const generated: Int32Array = enc.generate([1, 2, 3], { maxNewTokens: 4 });
 const out: WasmArray<'float32'> = enc.forward([1, 2, 3], { out: allocate('float32', 24) });
 const shapes: Record<string, number[]> = encoderTensorShapes({ vocabSize: 10, dModel: 8, heads: 2, dFF: 16, layers: 1 });
 const file: Uint8Array = enc.toSafetensors();
@@ -94,7 +101,8 @@ const head = previousTokenHead(enc.tensors(), { heads: 2, positional });
 const type: PositionalType = POSITIONAL_TYPES[2] ?? 'rope';
 const cache: { cos: Float32Array; sin: Float32Array } = ropeCache({ rotaryDim: 4, length: 2 });
 console.log(JSON.stringify({ logits: logits.length, out: out.length, shapes: Object.keys(shapes).length, bytes: bytes.length > 0,
-  probs: probs.length, head: Object.keys(head).length, type, key: CONFIG_METADATA_KEY, dtypes: SAFETENSORS_DTYPES.length, cache: cache.cos.length }));
+  probs: probs.length, head: Object.keys(head).length, type, key: CONFIG_METADATA_KEY, dtypes: SAFETENSORS_DTYPES.length, cache: cache.cos.length,
+  next: next.length + again.length, cached, generated: generated.length }));
 `;
 
 // CommonJS: import = require() resolves the "require" condition (posenc.d.cts).
@@ -194,7 +202,7 @@ test('the ESM file compiled by tsc runs and computes the notebook table', () => 
   expect([out.cos, out.sin, out.bias, out.xl, out.slopes, out.shorthand, out.grid, out.steps]).toEqual([4 * 8, 4 * 8, 2 * 3 * 5, 12, 8, 8, 7 * 8, 2 * 9]);
   expect([out.mrope, out.patches]).toEqual([(12 + 14 * 21 + 5) * 128, 24 * 32]);
   const enc = JSON.parse(mustRun(process.execPath, [join('out', 'encoder.mjs')], { cwd: dir }).stdout);
-  expect(enc).toEqual({ logits: 30, out: 24, shapes: 17, bytes: true, probs: 3, head: 18, type: 'rope', key: 'posenc.config', dtypes: 4, cache: 4 });
+  expect(enc).toEqual({ logits: 30, out: 24, shapes: 17, bytes: true, probs: 3, head: 18, type: 'rope', key: 'posenc.config', dtypes: 4, cache: 4, next: 20, cached: 4, generated: 4 });
 });
 
 test.each([['posenc', 'posenc'], ['posenc/encoder', 'encoder']])('%s: the declarations and the runtime export the same names; each runtime export type-checks by name', async (specifier, file) => {

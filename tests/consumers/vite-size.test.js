@@ -1,9 +1,12 @@
 // What a Vite production build ships: an app that imports only ropeCache and
-// applyRope against one that uses every export, both from the installed
-// tarball with Vite's defaults. The package declares no side effects, so the
-// bundler may drop what an app does not import; this checks that it does,
-// and prints both sizes (the README's Performance section quotes them). Each
-// built app is then run in Node, so the smaller one is known to still work.
+// applyRope, one that imports only sinusoidal, and one that uses every
+// export, all from the installed tarball with Vite's defaults. The package
+// declares no side effects, so the bundler may drop what an app does not
+// import; this checks that it does, holds each app to a budget (gzip -9 of
+// what a browser fetches by default, set as tests/size.test.js sets the
+// entries'), and prints the sizes (docs/performance.md quotes
+// them). Each built app is then run in Node, so the smaller ones are known to
+// still work.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,12 +25,21 @@ const x = new Float32Array([1, 0, 0, 0, 1, 0, 0, 0]); // [seq 2][headDim 4], hal
 applyRope(x, { heads: 1, headDim: 4 });
 globalThis.posencResult = { cos: Array.from(cos), sin: Array.from(sin), x: Array.from(x) };
 `,
+  sinusoidal: `import { init, sinusoidal } from 'posenc';
+await init();
+globalThis.posencResult = { table: Array.from(sinusoidal({ length: 2, dModel: 4 })) };
+`,
   everything: `import * as posenc from 'posenc';
 await posenc.init();
 // every export is reachable (a bundler cannot drop any of them)
 globalThis.posencResult = { names: Object.keys(posenc).sort(), cos: Array.from(posenc.ropeCache({ rotaryDim: 4, length: 2 }).cos) };
 `,
 };
+
+// bytes gzip -9, as measured when set (the builds are deterministic), plus SLACK
+const BUDGETS = { rope: 27572, sinusoidal: 23226, everything: 36815 };
+const SLACK = 128;
+const LABELS = { rope: 'ropeCache + applyRope', sinusoidal: 'sinusoidal', everything: 'everything' };
 
 const config = (name) => `export default {
   logLevel: 'warn',
@@ -60,12 +72,17 @@ beforeAll(() => {
   }
   for (const [name, b] of Object.entries(built)) {
     const lazy = b.lazy.map((f) => `${f.file} ${f.gzip}`).join(', ');
-    console.log(`Vite app importing ${name === 'rope' ? 'ropeCache + applyRope' : 'everything'}: ${b.gzip} bytes gzip -9 fetched by default (${b.bytes} raw); only without SIMD: ${lazy}`);
+    console.log(`Vite app importing ${LABELS[name]}: ${b.gzip} bytes gzip -9 fetched by default (${b.bytes} raw; budget ${BUDGETS[name]} + ${SLACK}); only without SIMD: ${lazy}`);
   }
 }, 180000);
 
-test('an app importing only ropeCache and applyRope ships less than one importing everything', () => {
+test('an app importing only ropeCache and applyRope, or only sinusoidal, ships less than one importing everything', () => {
   expect(built.rope.gzip).toBeLessThan(built.everything.gzip);
+  expect(built.sinusoidal.gzip).toBeLessThan(built.everything.gzip);
+});
+
+test.each(Object.keys(APPS))("the app '%s' fits its budget", (name) => {
+  expect(built[name].gzip).toBeLessThanOrEqual(BUDGETS[name] + SLACK);
 });
 
 test('both built apps run (Node imports their entry) and compute RoPE', async () => {
@@ -77,7 +94,10 @@ test('both built apps run (Node imports their entry) and compute RoPE', async ()
   }
   // cos of positions 0 and 1 for frequencies 1 and 1/100
   const cos = [1, 1, Math.cos(1), Math.cos(0.01)];
-  for (const r of Object.values(results)) for (let i = 0; i < 4; i++) expect(r.cos[i]).toBeCloseTo(cos[i], 6);
+  for (const r of [results.rope, results.everything]) for (let i = 0; i < 4; i++) expect(r.cos[i]).toBeCloseTo(cos[i], 6);
+  // the sinusoidal table, dModel 4: [sin(p), cos(p), sin(p / 100), cos(p / 100)] at p = 0, 1
+  const table = [0, 1, 0, 1, Math.sin(1), Math.cos(1), Math.sin(0.01), Math.cos(0.01)];
+  table.forEach((v, i) => expect(results.sinusoidal.table[i]).toBeCloseTo(v, 6));
   expect(results.everything.names).toContain('ropeFromConfig');
   expect(results.everything.names).not.toContain('createEncoder'); // the encoder is 'posenc/encoder'
   // feature pair (0, 2) = (1, 0) rotated by position * 1: unchanged at 0, (cos 1, sin 1) at 1

@@ -97,6 +97,15 @@ void take_encoder_config(fuzz_in *in, posenc_encoder_config *c, const double *in
     c->lm_head = take_enum(in, 3);
 }
 
+void take_query_scale(fuzz_in *in, posenc_encoder_config *c)
+{
+    c->query_scale = take_enum(in, 3);
+    c->query_floor_scale = take_u8(in) % 2 ? 0.0 : take_double(in);
+    c->query_attn_scale = take_u8(in) % 2 ? 0.0 : take_double(in);
+    c->query_beta = take_double(in);
+    c->query_original_max_position = take_u8(in) % 2 ? (double)(1 + take_u8(in) % 8) : take_double(in);
+}
+
 size_t take_small(fuzz_in *in)
 {
     return take_size(in) % (FUZZ_CAP + 1);

@@ -57,6 +57,10 @@ int take_null(fuzz_in *in);
  */
 void take_encoder_config(fuzz_in *in, posenc_encoder_config *c, const double *inv_freq, int small);
 
+/* The query scale of an encoder config (posenc_query_scale and its four
+ * parameters: defaults, typical and out-of-range values). */
+void take_query_scale(fuzz_in *in, posenc_encoder_config *c);
+
 /* The element count a routine is told, around `need` (need_ok = 0: need overflowed). */
 size_t take_len(fuzz_in *in, size_t need, int need_ok);
 

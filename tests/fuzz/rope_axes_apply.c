@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t rotary_dim = take_size(&in) % (2 * FUZZ_CAP + 2); /* inv_freq holds rotary_dim / 2 doubles */
     size_t n_axes = take_u8(&in) % 6, sections[8] = { 0 };
     int layout = take_enum(&in, 2), precision = take_enum(&in, 2), null = take_u8(&in) % 64, equal = take_u8(&in) % 2;
-    int order = take_enum(&in, 2);
+    int order = take_enum(&in, 2), arrangement = take_enum(&in, 2); /* sectioned or interleaved (Qwen3-VL) */
     double attention = take_u8(&in) % 2 ? 1.0 : take_double(&in);
     size_t half = rotary_dim / 2, need, rows = 0;
     take_sections(&in, sections, n_axes, half);
@@ -76,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int status = posenc_rope_axes_apply(null == 0 ? NULL : (float *)(void *)x.p, x_len, batch, seq, heads, head_dim,
                                         order, rotary_dim, layout, null == 1 ? NULL : f_in, attention,
                                         null == 2 ? NULL : pos_in, positions_len, n_axes,
-                                        null == 3 ? NULL : sections_in, precision);
+                                        null == 3 ? NULL : sections_in, arrangement, precision);
     check_status(status);
     FUZZ_ASSERT(null > 3 || status == POSENC_ERR_NULL_POINTER || (null == 2 && positions_len == 0));
     FUZZ_ASSERT(status != POSENC_OK || (!must_fail && !overlap));

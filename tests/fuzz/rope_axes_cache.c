@@ -1,5 +1,5 @@
 /* Fuzz target: posenc_rope_axes_cache, positions [n_axes][length], sections
- * that split the pairs or not, outputs that overlap each other, positions,
+ * that split the pairs or not (sectioned or interleaved), outputs that overlap each other, positions,
  * sections or inv_freq (refused). On success every value is
  * finite, |v| <= A, cos^2 + sin^2 = A^2 within float rounding, and with every
  * axis at the same positions the cache is posenc_rope_cache's bit for bit; on
@@ -23,6 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         left -= valid ? sections[a] : 0;
     }
     double attention = take_u8(&in) % 2 ? 1.0 : take_double(&in);
+    int arrangement = take_enum(&in, 2); /* sectioned or interleaved (Qwen3-VL) */
     int precision = take_enum(&in, 2), null = take_u8(&in) % 64, equal = take_u8(&in) % 2;
     int overlap = take_u8(&in) % 16 == 0;
 
@@ -60,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const double *f_in = fuzz_alias(&in, host, f, half, sizeof(double), &overlap);
 
     int status = posenc_rope_axes_cache(null == 0 ? NULL : cos_out, null == 1 ? NULL : sin_out, out_len, length,
-                                        null == 2 ? NULL : pos_in, n_axes, null == 3 ? NULL : sections_in, rotary_dim,
+                                        null == 2 ? NULL : pos_in, n_axes, null == 3 ? NULL : sections_in, arrangement, rotary_dim,
                                         null == 4 ? NULL : f_in, attention, precision);
     check_status(status);
     FUZZ_ASSERT(null > 4 || status == POSENC_ERR_NULL_POINTER || (null == 2 && length == 0));

@@ -75,3 +75,28 @@ export function copyAccuracy(logitsOf, n, count) {
   }
   return { tokenAccuracy: right / (n * count), exactMatch: exact / count };
 }
+
+/** [BOS, s_1..s_n, SEP]: what a greedy copy starts from, as an Int32Array. */
+export function copyPrompt(symbols) {
+  return Int32Array.from([BOS, ...symbols, SEP]);
+}
+
+/**
+ * Greedy exact match, the measure of Kazemnejad et al. 2023 ("The Impact of
+ * Positional Encoding on Length Generalization in Transformers"): the model
+ * reads [BOS, s_1..s_n, SEP] and generates n tokens, each the argmax after
+ * the tokens before it, its own tokens fed back as input; a sequence counts
+ * when they are s_1..s_n. `generate(prompt, n) -> Int32Array` generates
+ * (encoder.generate(prompt, { maxNewTokens: n }), with a KV cache). On the
+ * evaluation sequences 0 .. count - 1 at length n.
+ * @returns {{ greedyExactMatch: number }}
+ */
+export function copyGreedy(generate, n, count) {
+  let exact = 0;
+  for (let i = 0; i < count; i++) {
+    const symbols = evalSymbols(n, i);
+    const out = generate(copyPrompt(symbols), n);
+    if (symbols.every((s, j) => out[j] === s)) exact++;
+  }
+  return { greedyExactMatch: exact / count };
+}

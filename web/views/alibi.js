@@ -5,9 +5,9 @@
 // other view; biases fill its blue half. Masked (causal) cells take the
 // plot's background colour.
 import { int, num, bool } from '../state.js';
-import { paintCells, panelCellAt } from '../heatmap.js';
-import { drawColorBar } from '../axes.js';
-import { rgbOf } from '../theme.js';
+import { paintCells, panelCellAt } from '../draw/heatmap.js';
+import { drawColorBar } from '../draw/axes.js';
+import { rgbOf } from '../draw/theme.js';
 
 const SUP = { '-': '⁻', '.': '·', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
 /** A slope as a power of two: 2⁻¹, 2⁻⁰·⁵ (ALiBi's slopes all are). */

@@ -4,7 +4,9 @@
 // model reads [BOS, s_1..s_n, SEP, s_1..s_n] causally; one panel per layer and
 // head shows encoder.attention(layer) (rows = queries, columns = keys), and a
 // strip under them marks each copied symbol the model predicts right or wrong
-// (copyCorrect of models/copy-task.js, argmax teacher-forced).
+// (copyCorrect of models/copy-task.js, argmax teacher-forced). Below the
+// figure the same model generates the copy greedily, token by token, each
+// token right or wrong (train/greedy.js, with the KV cache).
 //
 // Colours: probabilities on the warm half of the page's coolwarm map (0 = the
 // neutral grey, 1 = full red), as the attention view above. canvas.dataset.panels
@@ -12,9 +14,10 @@
 // strip's rectangle and, per copied symbol, right (1) or wrong (0).
 import { int, choice } from '../state.js';
 import { BOS, SEP, copySequence, copyCorrect } from '../models/copy-task.js';
-import { SCHEMES, NAMES, TRAIN_MAX_N, loadModel } from '../copy-models.js';
-import { paintPanel, panelCellAt, snapPanel } from '../heatmap.js';
-import { drawColorBar } from '../axes.js';
+import { SCHEMES, NAMES, TRAIN_MAX_N, loadModel } from '../train/copy-models.js';
+import { createGreedy } from '../train/greedy.js';
+import { paintPanel, panelCellAt, snapPanel } from '../draw/heatmap.js';
+import { drawColorBar } from '../draw/axes.js';
 
 export const MAX_N = 256;
 const LETTERS = 'abcdefghijklmnop'; // a = token 2 ... p = token 17
@@ -36,6 +39,7 @@ const symbolsParam = (most, def) => ({
 const glyph = (tok) => (tok === BOS ? '^' : tok === SEP ? '|' : LETTERS[tok - 2]);
 
 let redrawLater = () => {};
+let greedy = null; // the greedy copy under the figure (train/greedy.js)
 const models = new Map(); // scheme -> bytes, once loaded
 const pending = new Set(); // schemes being fetched: one fetch, one redraw when it ends
 const failures = new Map(); // scheme -> why its last load failed, shown once
@@ -84,6 +88,7 @@ export default {
 
   attach(el, redraw) {
     redrawLater = redraw;
+    greedy = createGreedy({ caption: el.querySelector('.generation-caption'), tokens: el.querySelector('.generation-tokens') }, glyph);
     // "Draw at random": n symbols into the sequence box, as if typed (so the URL and undo follow)
     el.querySelector('[data-action="random"]').addEventListener('click', () => {
       const input = el.querySelector('input[name="symbols"]');
@@ -131,6 +136,8 @@ export default {
       return { plot, rows: 1, cols: 1, min: 0, max: 1, cellAt: () => null, describe: () => '' };
     }
     const { tokens, L, layers, heads, probs, correct } = compute(s, posenc, bytes);
+    const symbols = [...s.symbols].map((c) => LETTERS.indexOf(c) + 2);
+    greedy.show(JSON.stringify([s.scheme, s.symbols]), NAMES[s.scheme], symbols, () => posenc.createEncoder({ weights: bytes, keepAttention: false }));
     const n = correct.length;
     // panel side p: heads across, layers down, the colour bar right, the strip and its caption below
     const pw = (width - 8 - BAR - (heads - 1) * G) / heads;

@@ -1,7 +1,7 @@
 // views/curves.js: chosen columns of the table against position (labml's
 // figure: dims 4..7 of a 20-wide table over 100 positions).
 import { int, num, intList } from '../state.js';
-import { drawLines, PALETTE, PALETTE_DARK } from '../lines.js';
+import { drawLines, PALETTE, PALETTE_DARK } from '../draw/lines.js';
 
 export default {
   id: 'curves',

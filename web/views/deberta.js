@@ -3,7 +3,7 @@
 // bucketSize / 2, logarithmic beyond, signed. Defaults are DeBERTa-v3's
 // (position_buckets 256, max_relative_positions 512).
 import { int } from '../state.js';
-import { drawHeatmapFigure, matrixSource } from '../heatmap.js';
+import { drawHeatmapFigure, matrixSource } from '../draw/heatmap.js';
 
 const options = (s) => ({ queryLength: s.len, bucketSize: s.bucketSize, maxPosition: s.maxPos });
 

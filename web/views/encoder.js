@@ -12,8 +12,8 @@
 // all be grey); the built head's M is 1. canvas.dataset.panels records each
 // panel's rectangle (device px) and scale, the built head last.
 import { int, choice } from '../state.js';
-import { paintPanel, panelCellAt, snapPanel } from '../heatmap.js';
-import { drawColorBar } from '../axes.js';
+import { paintPanel, panelCellAt, snapPanel } from '../draw/heatmap.js';
+import { drawColorBar } from '../draw/axes.js';
 
 export const SCHEMES = ['none', 'sinusoidal', 'rope', 'alibi', 't5'];
 const NAMES = { none: 'no positions', sinusoidal: 'sinusoidal', rope: 'RoPE', alibi: 'ALiBi', t5: 'T5 buckets' };

@@ -5,7 +5,7 @@
 // Qwen2-VL vision encoder), the score of a query and key of ones. Both peak at
 // q = p, with the value d / 2. Hovering (or the arrow keys) moves p.
 import { choice, int, num } from '../state.js';
-import { drawHeatmapFigure, matrixSource } from '../heatmap.js';
+import { drawHeatmapFigure, matrixSource } from '../draw/heatmap.js';
 
 export const SCHEMES = ['sincos', 'pixtral', 'axial'];
 const TITLES = {

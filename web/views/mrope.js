@@ -5,7 +5,7 @@
 // count rows and columns on the other two; the text after it resumes past
 // the largest position used.
 import { int } from '../state.js';
-import { drawHeatmapFigure, matrixSource } from '../heatmap.js';
+import { drawHeatmapFigure, matrixSource } from '../draw/heatmap.js';
 
 const AXES = ['temporal', 'height', 'width'];
 

@@ -1,7 +1,7 @@
 // views/relative.js: the JAX/Flax tutorial's relative-position matrix j - i + shift
 // (shift defaults to the length, as the tutorial's `rpe += max_seq_len`).
 import { int, optInt } from '../state.js';
-import { drawHeatmapFigure, matrixSource } from '../heatmap.js';
+import { drawHeatmapFigure, matrixSource } from '../draw/heatmap.js';
 
 const shiftOf = (s) => (s.shift === null ? s.len : s.shift);
 

@@ -14,7 +14,7 @@
 // sliding window (smooth(): centred, half-width max(1, round(N / 100)),
 // truncated at the ends) shows the trend through RoPE's fast oscillation.
 import { int, num } from '../state.js';
-import { drawLines, PALETTE, PALETTE_DARK } from '../lines.js';
+import { drawLines, PALETTE, PALETTE_DARK } from '../draw/lines.js';
 
 /** The variants drawn, with Hugging Face's rope_scaling for a trained context and factor. */
 export const VARIANTS = [

@@ -3,8 +3,8 @@
 // picture shows what the table itself implies: a Toeplitz matrix (constant
 // diagonals), since the sum is over cos((p - q) * w_i).
 import { int, num } from '../state.js';
-import { drawHeatmapFigure, matrixSource } from '../heatmap.js';
-import { drawLines, PALETTE, PALETTE_DARK } from '../lines.js';
+import { drawHeatmapFigure, matrixSource } from '../draw/heatmap.js';
+import { drawLines, PALETTE, PALETTE_DARK } from '../draw/lines.js';
 
 // Three rows of the matrix, each from its diagonal on: PE(p) . PE(p + D)
 // against D. They fall on one curve, which is the point.

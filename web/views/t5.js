@@ -4,7 +4,7 @@
 // bucket for everything farther. Bidirectional: keys after the query get the
 // upper half of the buckets.
 import { int, bool } from '../state.js';
-import { drawHeatmapFigure, matrixSource } from '../heatmap.js';
+import { drawHeatmapFigure, matrixSource } from '../draw/heatmap.js';
 
 const options = (s) => ({ queryLength: s.len, numBuckets: s.buckets, maxDistance: s.maxDist, bidirectional: s.bidir });
 

@@ -3,7 +3,7 @@
 // computed in strips straight into the painter, so 8192 x 2048 never needs
 // one 64 MB array.
 import { int, num, choice } from '../state.js';
-import { drawHeatmapFigure } from '../heatmap.js';
+import { drawHeatmapFigure } from '../draw/heatmap.js';
 
 const LAYOUTS = ['interleaved', 'concatenated', 'tensor2tensor', 'fairseq'];
 

@@ -1,18 +1,28 @@
 // views/train.js: "Train short, test long". Token accuracy of the six
 // trained copy-task models (web/models/) against the evaluation length n,
-// computed live by posenc in module workers (train-worker.js, two on two cores) on the seeded
+// computed live by posenc in module workers (train/worker.js, two on two cores) on the seeded
 // evaluation sequences of models/copy-task.js: none of the numbers drawn is
 // stored anywhere. RoPE's curve can be redrawn under RoPE scaling applied at
-// inference (linear, dynamic NTK, YaRN), the unscaled curve left dashed.
+// inference (linear, dynamic NTK, YaRN), the unscaled curve left dashed. The
+// score drawn is teacher-forced token accuracy, greedy exact match (each
+// sequence generated with the KV cache, Kazemnejad et al. 2023's measure), or
+// both (greedy dotted).
 import { int, num, choice } from '../state.js';
 import { EVAL_NS, VOCAB_SIZE } from '../models/copy-task.js';
-import { SCHEMES, NAMES, SCALINGS, TRAIN_MAX_N, ropeScaling, sequencesAt } from '../copy-models.js';
-import { createEvaluator } from '../train-client.js';
-import { drawAccuracy } from '../accuracy-plot.js';
-import { PALETTE, PALETTE_DARK } from '../lines.js';
+import { SCHEMES, NAMES, SCALINGS, TRAIN_MAX_N, ropeScaling, sequencesAt } from '../train/copy-models.js';
+import { createEvaluator } from '../train/client.js';
+import { drawAccuracy } from '../draw/accuracy-plot.js';
+import { PALETTE, PALETTE_DARK } from '../draw/lines.js';
 
 const CHANCE = 1 / (VOCAB_SIZE - 2); // 16 symbols
 const SCALING_NAMES = { linear: 'linear', dynamic: 'dynamic NTK', yarn: 'YaRN' };
+/** The score setting: its measures (client.js) and what the plot's y axis says. */
+const SCORES = {
+  token: { measures: ['token'], axis: 'token accuracy', title: 'token accuracy' },
+  greedy: { measures: ['greedy'], axis: 'greedy exact match', title: 'greedy exact match' },
+  both: { measures: ['token', 'greedy'], axis: 'accuracy', title: 'token accuracy, greedy exact match dotted' },
+};
+const GREEDY_DASH = [2, 3];
 
 let ev = null;
 let section = null;
@@ -44,8 +54,8 @@ function showProgress() {
 
 export default {
   id: 'train',
-  labels: { seqs: 'sequences per n', scaling: 'RoPE scaling', factor: 'factor' },
-  params: { seqs: int(1, 64, 6), scaling: choice(SCALINGS, 'none'), factor: num(0, 64, 4) },
+  labels: { seqs: 'sequences per n', scaling: 'RoPE scaling', factor: 'factor', score: 'score' },
+  params: { seqs: int(1, 64, 6), scaling: choice(SCALINGS, 'none'), factor: num(0, 64, 4), score: choice(Object.keys(SCORES), 'token') },
 
   attach(el, redraw) {
     section = el;
@@ -55,10 +65,16 @@ export default {
     });
   },
 
-  /** Rows per series: token accuracy, exact match and the sequences scored, one column per n; null where not yet scored. */
+  /**
+   * Rows per series: token accuracy, exact match and the sequences scored, one column per n; then
+   * greedy exact match per series; NaN where not scored (greedy: unless the score setting asks for it).
+   */
   data(s) {
     const series = seriesOf(s);
-    const rows = series.flatMap((x) => ['tokenAccuracy', 'exactMatch', 'count'].map((k) => ({ key: x.key, k })));
+    const rows = [
+      ...series.flatMap((x) => ['tokenAccuracy', 'exactMatch', 'count'].map((k) => ({ key: x.key, k }))),
+      ...series.map((x) => ({ key: x.key, k: 'greedyExactMatch' })),
+    ];
     return {
       rows: rows.length, cols: EVAL_NS.length,
       read(r0, n, out) {
@@ -75,26 +91,33 @@ export default {
 
   draw(ctx, t, size, s) {
     const series = seriesOf(s);
-    ev.want(series, s.seqs);
+    const score = SCORES[s.score];
+    ev.want(series, s.seqs, score.measures);
     showProgress();
     if (ev.error) throw new Error(ev.error);
     const palette = t.dark ? PALETTE_DARK : PALETTE;
     const scaled = series.length > SCHEMES.length;
-    const drawn = series.map((x) => {
+    // one curve per series and measure: teacher-forced with disks; greedy with disks alone,
+    // dotted without them beside token accuracy
+    const drawn = score.measures.flatMap((measure) => series.map((x) => {
       const points = ev.points(x.key);
       const plain = scaled && x.key === 'rope';
+      const field = measure === 'greedy' ? 'greedyExactMatch' : 'tokenAccuracy';
+      const label = plain ? 'RoPE, unscaled' : labelOf(x.key, s);
+      const beside = measure === 'greedy' && score.measures.length > 1;
       return {
         key: x.key,
-        label: plain ? 'RoPE, unscaled' : labelOf(x.key, s),
+        label: beside ? `${label}, greedy` : label,
         color: palette[SCHEMES.indexOf(x.scheme)],
-        values: EVAL_NS.map((n) => points.get(n)?.tokenAccuracy),
-        dash: plain ? [4, 3] : undefined,
-        markers: !plain,
+        values: EVAL_NS.map((n) => points.get(n)?.[field]),
+        dash: beside ? GREEDY_DASH : plain ? [4, 3] : undefined,
+        markers: !plain && !beside,
       };
-    });
+    }));
     const counts = [...new Set(EVAL_NS.map((n) => sequencesAt(n, s.seqs)))].join('/');
-    const title = `${size.width < 480 ? 'Token accuracy' : 'Copy task, token accuracy'}: ${counts} sequences per n`;
-    const fig = drawAccuracy(ctx, t, size, { ns: EVAL_NS, series: drawn, trainMax: TRAIN_MAX_N, chance: CHANCE, title });
+    const narrow = size.width < 480;
+    const title = `${narrow ? score.title[0].toUpperCase() + score.title.slice(1) : `Copy task, ${score.title}`}: ${counts} sequences per n`;
+    const fig = drawAccuracy(ctx, t, size, { ns: EVAL_NS, series: drawn, trainMax: TRAIN_MAX_N, chance: CHANCE, title, yLabel: score.axis });
     return {
       ...fig,
       describe: (i) => {

@@ -6,7 +6,7 @@
 // Each entry ships two builds inline: WASM SIMD, and a baseline for engines
 // without SIMD, loaded only when needed. Both give bit-identical results.
 import { boolean, readOptions } from './options.js';
-import { decodeBase64 } from './base64.js';
+import { decodeHex } from './hex.js';
 import { typeOf } from './describe.js';
 import { ENTRY, setInstance } from './instance.js';
 
@@ -52,27 +52,27 @@ async function resolveSource(source) {
   return source;
 }
 
-/** Instantiates bytes, a Module or a Response; errors name what was wrong with the wasm. */
+/** Compiles bytes, a Module or a Response, and instantiates it; errors name what was wrong with the wasm. */
 async function instantiate(source) {
+  let module;
   try {
-    if (typeOf(source) === 'Response') {
-      // instantiateStreaming needs the application/wasm MIME type; fall back to bytes.
+    if (typeOf(source) === 'WebAssembly.Module') module = source;
+    else if (typeOf(source) === 'Response') {
+      // compileStreaming needs the application/wasm MIME type; fall back to bytes.
       const type = source.headers.get('Content-Type') || '';
-      if (WebAssembly.instantiateStreaming && type.startsWith('application/wasm')) {
-        return (await WebAssembly.instantiateStreaming(source, imports)).instance;
-      }
-      source = await source.arrayBuffer();
-    }
-    if (typeOf(source) === 'WebAssembly.Module') return await WebAssembly.instantiate(source, imports);
-    return (await WebAssembly.instantiate(source, imports)).instance;
+      module = WebAssembly.compileStreaming && type.startsWith('application/wasm')
+        ? await WebAssembly.compileStreaming(source)
+        : await WebAssembly.compile(await source.arrayBuffer());
+    } else module = await WebAssembly.compile(source);
   } catch (error) {
-    const what = error instanceof WebAssembly.LinkError
-      ? "it needs imports (posenc's wasm imports nothing)"
-      : error instanceof WebAssembly.CompileError ? 'it is not valid WebAssembly' : 'it failed to start';
-    // the same class (CompileError, LinkError, ...), a message that says what is wrong
-    const Err = typeof error?.constructor === 'function' && error instanceof Error ? error.constructor : Error;
-    throw new Err(`posenc.init: the wasm could not be instantiated: ${what} (${error?.message ?? error})`, { cause: error });
+    const Err = error instanceof WebAssembly.CompileError ? WebAssembly.CompileError : Error;
+    throw new Err(`posenc.init: the wasm could not be compiled: it is not valid WebAssembly (${error?.message ?? error})`, { cause: error });
   }
+  const needs = WebAssembly.Module.imports(module).map((i) => `${i.module}.${i.name}`);
+  if (needs.length) {
+    throw new WebAssembly.LinkError(`posenc.init: the wasm could not be instantiated: it needs imports (${needs.slice(0, 4).join(', ')}${needs.length > 4 ? ', ...' : ''}); posenc's wasm imports nothing`);
+  }
+  return WebAssembly.instantiate(module, imports);
 }
 
 /**
@@ -94,9 +94,21 @@ function start(inst, required) {
   return { exports: exported, memory: exported.memory };
 }
 
+/** init()'s options. */
+export const initSpec = {
+  wasm: {
+    optional: true,
+    check(fn, name, v) {
+      if (!isSource(v)) throw new TypeError(`posenc.${fn}: ${name} must be ${SOURCE_KINDS}, got ${typeOf(v)}`);
+      return v;
+    },
+  },
+  simd: boolean({ optional: true }),
+};
+
 /**
  * Makes the init() of an entry: `inline.simd()` and `inline.baseline()`
- * resolve to the base64 text of its two builds; `required` lists the
+ * resolve to the hex text of its two builds (hex.js); `required` lists the
  * exports its functions call.
  */
 export function makeInit(inline, required) {
@@ -114,7 +126,7 @@ export function makeInit(inline, required) {
 
   async function load(request) {
     const bytes = request.build === 'custom' ? await resolveSource(request.wasm)
-      : decodeBase64(request.build === 'simd' ? inline.simd() : await inline.baseline());
+      : decodeHex(request.build === 'simd' ? inline.simd() : await inline.baseline());
     setInstance(start(await instantiate(bytes), required));
     build = request.build;
   }
@@ -130,14 +142,7 @@ export function makeInit(inline, required) {
    */
   async function init(options = {}) {
     const fn = 'init';
-    const source = {
-      optional: true,
-      check(f, name, v) {
-        if (!isSource(v)) throw new TypeError(`posenc.${f}: ${name} must be ${SOURCE_KINDS}, got ${typeOf(v)}`);
-        return v;
-      },
-    };
-    const o = readOptions(fn, options, { wasm: source, simd: boolean({ optional: true }) });
+    const o = readOptions(fn, options, initSpec);
     const request = requestOf(o);
     if (pending) {
       const same = request === null ||

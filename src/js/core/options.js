@@ -2,7 +2,9 @@
 // A spec maps option names to checkers built here; readOptions applies them and
 // returns the values with defaults filled in. Wrong types raise TypeError, bad
 // values RangeError, and every message names the function, the parameter, what
-// is allowed and what was given.
+// is allowed and what was given. A checker's `kind` ('number', 'string',
+// 'boolean') and `values` (oneOf) let tests/types-options.test.js hold the
+// TypeScript declarations to the specs.
 import { WasmArray, arrayProblem, countOf, MAX_BYTES } from './heap.js';
 import { describe, fail, isPlainObject, typedArrayType } from './describe.js';
 import { bufferOf, lengthOf } from './typed.js';
@@ -13,6 +15,7 @@ export const INT32_MAX = 2 ** 31 - 1;
 /** An integer in [min, max]. */
 export const integer = (min, max, extra = {}) => ({
   ...extra,
+  kind: 'number',
   check(fn, name, v) {
     const allowed = `an integer from ${min} to ${max}`;
     if (typeof v !== 'number') throw fail(TypeError, fn, name, allowed, v);
@@ -24,6 +27,7 @@ export const integer = (min, max, extra = {}) => ({
 /** A finite number, optionally bounded: { above } (exclusive), { min }, { max } (inclusive). */
 export const number = ({ above, min, max, ...extra } = {}) => ({
   ...extra,
+  kind: 'number',
   check(fn, name, v) {
     const bounds = [above !== undefined && `> ${above}`, min !== undefined && `>= ${min}`, max !== undefined && `<= ${max}`];
     const allowed = ['a finite number', ...bounds.filter(Boolean)].join(' ');
@@ -37,6 +41,8 @@ export const number = ({ above, min, max, ...extra } = {}) => ({
 /** One of a fixed set of strings. */
 export const oneOf = (values, extra = {}) => ({
   ...extra,
+  kind: 'string',
+  values,
   check(fn, name, v) {
     const allowed = `one of ${values.map((x) => `'${x}'`).join(', ')}`;
     if (typeof v !== 'string') throw fail(TypeError, fn, name, allowed, v);
@@ -47,6 +53,7 @@ export const oneOf = (values, extra = {}) => ({
 
 export const boolean = (extra = {}) => ({
   ...extra,
+  kind: 'boolean',
   check(fn, name, v) {
     if (typeof v !== 'boolean') throw fail(TypeError, fn, name, 'true or false', v);
     return v;

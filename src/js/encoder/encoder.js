@@ -5,14 +5,15 @@
 import { describe, fail, isPlainObject } from '../core/describe.js';
 import { WasmArray, allocateFor, countOf, heapCall } from '../core/heap.js';
 import { wasm } from '../core/instance.js';
-import { boolean, elementCount, integer, later, readOptions, typedArray } from '../core/options.js';
+import { INT32_MAX, boolean, elementCount, integer, later, readOptions, typedArray } from '../core/options.js';
 import { setInto } from '../core/typed.js';
-import { tensorLayout, tensorsOf } from './layout.js';
+import { checkListable, tensorLayout, tensorsOf } from './layout.js';
 import { CONFIG_WORDS, nativeSizes, writeConfig } from './native-config.js';
 import {
   CONFIG_METADATA_KEY, deepFreeze, deepSnapshot, modelSpec, readCreateOptions, readMask, readTokens, resolveConfig, ropeFrequenciesFor,
 } from './options.js';
-import { writeSafetensors } from './safetensors.js';
+import { Decoder, argmax, readDecoderOptions } from './decoder.js';
+import { MAX_HEADER_BYTES, headerBytes, writeSafetensors } from './safetensors.js';
 import { readWeights } from './weights.js';
 
 /**
@@ -23,22 +24,9 @@ import { readWeights } from './weights.js';
  * (RoPE on q and k, or an ALiBi / T5 bias on the scores, as `positional`
  * says) and a ReLU / GELU feed-forward block; with an LM head, next-token
  * logits (encoder.logits).
- * @param {object} options
- *   vocabSize, dModel, heads (dModel a multiple of heads), dFF, layers;
- *   positional: { type: 'none' } | { type: 'sinusoidal', base?, layout? } |
- *     { type: 'rope', base?, scaling?, rotaryDim?, layout?, precision? } |
- *     { type: 'alibi', maxBias? } | { type: 't5', numBuckets?, maxDistance?, bidirectional? } |
- *     { type: 'learned', maxLength } (default sinusoidal); norm 'pre' (default) | 'post';
- *   activation 'relu' (default) | 'gelu' | 'gelu_tanh'; finalNorm (default false);
- *   embedScale (default, or 0: sqrt(dModel)); normEps (default 1e-5); languages (rows
- *   of a language embedding, default 0); classes (a linear head on the pooled output,
- *   default 0); lmHead (an LM head lm_head.weight, default false); tieEmbeddings (the
- *   LM head is embed.weight, default false); keepAttention (default true:
- *   attention(layer) after each call); weights: { seed } | .safetensors bytes |
- *   { name: { shape, data } } (names: README, or encoderTensorShapes()). A file
- *   whose metadata has 'posenc.config' (encoder.toSafetensors()) brings its own
- *   options: createEncoder({ weights: bytes }) is enough, and options given
- *   beside it win key by key.
+ * @param {object} options  EncoderOptions in encoder.d.ts: each option, its
+ *   range and its default are stated there once (tests/types-options.test.js
+ *   holds them to createSpec in options.js).
  * @returns {Encoder} call dispose() when done: the encoder holds wasm memory
  */
 export function createEncoder(options) {
@@ -57,6 +45,17 @@ export function createEncoder(options) {
   return new Encoder(config, layout, host);
 }
 
+/** The options of forward, pool, logits and classify (language is checked against the encoder's languages). */
+export const forwardSpec = {
+  mask: later({ optional: true }),
+  causal: boolean({ default: false }),
+  language: later({ optional: true }),
+  out: typedArray('float32', { optional: true }),
+};
+
+/** encoder.generate()'s options (language is checked against the encoder's languages). */
+export const generateSpec = { maxNewTokens: integer(0, INT32_MAX), language: later({ optional: true }) };
+
 /**
  * A tiny encoder created by createEncoder. Its methods are synchronous and
  * copy their results out of wasm memory. dispose() frees its wasm memory.
@@ -67,6 +66,7 @@ class Encoder {
   #buffers = {}; // name -> WasmArray: params, head, config, invFreq, sizes, hidden, work, attention, ...
   #invFreqSeq = -1; // the sequence length the RoPE frequencies were computed for
   #last = null; // { seq, mask } of the last forward pass
+  #decoders = new Set(); // live decoders: they read params, so they go when the encoder goes
   #disposed = false;
 
   /** @internal use createEncoder() */
@@ -148,14 +148,10 @@ class Encoder {
     const c = this.#config;
     const ids = readTokens(fn, tokens, c.vocabSize);
     const seq = ids.length;
-    const o = readOptions(fn, options, {
-      mask: later({ optional: true }),
-      causal: boolean({ default: false }),
-      language: c.languages ? integer(0, c.languages - 1, { optional: true }) : later({ optional: true }),
-      out: typedArray('float32', { optional: true }),
-    });
-    if (o.language !== undefined && !c.languages) {
-      throw new RangeError(`posenc.${fn}: language needs an encoder created with languages > 0, got ${describe(o.language)}`);
+    const o = readOptions(fn, options, forwardSpec);
+    if (o.language !== undefined) {
+      if (!c.languages) throw new RangeError(`posenc.${fn}: language needs an encoder created with languages > 0, got ${describe(o.language)}`);
+      integer(0, c.languages - 1).check(fn, 'language', o.language);
     }
     const p = c.positional;
     if (p.type === 'learned' && seq > p.maxLength) {
@@ -231,6 +227,82 @@ class Encoder {
     if (!c.lmHead) throw new Error(`posenc.${fn}: the encoder has no LM head (create it with lmHead: true and an lm_head.weight tensor, or tieEmbeddings: true)`);
     const { o, outCount } = this.#run(fn, tokens, options, (seq) => seq * c.vocabSize, 'logits');
     return this.#copyOut(fn, 'lmLogits', outCount, o.out);
+  }
+
+  /**
+   * A decoder for incremental decoding with a KV cache (include/posenc.h,
+   * posenc_decoder_feed): decoder.feed(prompt), then decoder.feed(token)
+   * after each new token, each returning the next-token logits at O(length)
+   * per token. Needs an LM head. The decoder holds wasm memory until its
+   * dispose() (or the encoder's).
+   * @param {{ maxLength?: number, language?: number }} [options]
+   *   maxLength: the most tokens the sequence may hold (default: positional.maxLength
+   *   for 'learned', else 2^31; the cache grows with the sequence, doubling);
+   *   language: a row of language_embed added to every token
+   * @returns {Decoder}
+   */
+  decoder(options = {}) {
+    const fn = 'encoder.decoder';
+    this.#alive(fn);
+    const c = this.#config;
+    if (!c.lmHead) throw new Error(`posenc.${fn}: the encoder has no LM head (create it with lmHead: true and an lm_head.weight tensor, or tieEmbeddings: true)`);
+    return this.#decoder(readDecoderOptions(fn, options, c));
+  }
+
+  #decoder(o) {
+    const model = {
+      config: this.#config,
+      paramsLength: this.#layout.paramsLength,
+      params: (at) => {
+        if (this.#disposed) throw new Error(`posenc.${at}: the encoder was disposed (its decoders with it)`);
+        return this.#buffers.params;
+      },
+      forget: (d) => this.#decoders.delete(d),
+    };
+    const d = new Decoder(model, o);
+    this.#decoders.add(d);
+    return d;
+  }
+
+  /**
+   * Greedy generation with a KV cache: feeds the prompt, then each chosen
+   * token, and returns the maxNewTokens new tokens, each the largest logit
+   * (the first of equal ones, as torch.argmax) after the tokens before it.
+   * Equal to taking the argmax of logits(tokens, { causal: true }) at the last
+   * position and appending it, maxNewTokens times, at O(length) per token.
+   * @param {Int32Array | number[]} prompt ids in [0, vocabSize), at least one
+   * @param {{ maxNewTokens: number, language?: number }} options
+   * @returns {Int32Array}
+   */
+  generate(prompt, options) {
+    const fn = 'encoder.generate';
+    this.#alive(fn);
+    const c = this.#config;
+    if (!c.lmHead) throw new Error(`posenc.${fn}: the encoder has no LM head (create it with lmHead: true and an lm_head.weight tensor, or tieEmbeddings: true)`);
+    const ids = readTokens(fn, prompt, c.vocabSize);
+    const o = readOptions(fn, options, generateSpec);
+    const out = new Int32Array(o.maxNewTokens);
+    if (o.maxNewTokens === 0) return out;
+    // the last new token is never fed back: the sequence holds prompt + maxNewTokens - 1 tokens
+    const length = ids.length + o.maxNewTokens - 1;
+    const p = c.positional;
+    if (p.type === 'learned' && length > p.maxLength) {
+      throw new RangeError(
+        `posenc.${fn}: prompt.length + maxNewTokens - 1 must be at most positional.maxLength = ${p.maxLength} (learned positions stop there), got ${ids.length} + ${o.maxNewTokens} - 1 = ${length}`,
+      );
+    }
+    if (length > INT32_MAX + 1) throw new RangeError(`posenc.${fn}: prompt.length + maxNewTokens - 1 must be at most ${INT32_MAX + 1} positions, got ${length}`);
+    const d = this.#decoder(readDecoderOptions(fn, { maxLength: length, language: o.language }, c));
+    try {
+      let logits = d.feed(ids);
+      for (let i = 0; i < o.maxNewTokens; i++) {
+        out[i] = argmax(logits);
+        if (i + 1 < o.maxNewTokens) logits = d.feed(out[i], { out: logits });
+      }
+    } finally {
+      d.dispose();
+    }
+    return out;
   }
 
   #copyOut(fn, name, n, out) {
@@ -315,12 +387,13 @@ class Encoder {
   }
 
   /**
-   * Every tensor of the encoder by name (the naming scheme of README and
+   * Every tensor of the encoder by name (the naming scheme of docs/encoder.md and
    * include/posenc.h), copied: { name: { dtype: 'F32', shape, data } }, ready
    * for writeSafetensors().
    */
   tensors() {
     this.#alive('encoder.tensors');
+    checkListable('encoder.tensors', this.#layout);
     const out = {};
     const params = this.#buffers.params.array;
     const head = this.#buffers.head?.array;
@@ -348,16 +421,25 @@ class Encoder {
       throw new RangeError(`posenc.${fn}: metadata must not set '${CONFIG_METADATA_KEY}' (the encoder writes its own options there)`);
     }
     const metadata = { ...o.metadata, [CONFIG_METADATA_KEY]: JSON.stringify(this.#config) };
+    // a file past the header limit could never be read back: refused before any tensor is copied
+    const entries = Array.from(tensorsOf(this.#layout), (t) => ({ name: t.name, shape: t.shape, count: t.size }));
+    const bytes = headerBytes(entries, metadata);
+    if (bytes > MAX_HEADER_BYTES) {
+      throw new RangeError(
+        `posenc.${fn}: the header would be ${bytes} bytes, above the format's limit of ${MAX_HEADER_BYTES} that readers refuse (${this.#config.layers} layers: ${entries.length} tensors)`,
+      );
+    }
     return writeSafetensors(this.tensors(), { metadata });
   }
 
-  /** Frees the encoder's wasm memory; later calls throw. Calling it again does nothing. */
+  /** Frees the encoder's wasm memory, its decoders' too; later calls throw. Calling it again does nothing. */
   dispose() {
+    this.#disposed = true;
+    for (const d of [...this.#decoders]) d.dispose();
     for (const [name, b] of Object.entries(this.#buffers)) {
       if (b && !b.freed) b.free();
       this.#buffers[name] = null;
     }
-    this.#disposed = true;
   }
 }
 
@@ -369,5 +451,11 @@ class Encoder {
 export function encoderTensorShapes(options) {
   const fn = 'encoderTensorShapes';
   const c = resolveConfig(fn, readOptions(fn, options, modelSpec));
-  return Object.fromEntries(Array.from(tensorsOf(tensorLayout(fn, c)), (t) => [t.name, t.shape]));
+  // one pass, no list of entries beside the result; each shape its own array (the
+  // layers share their template's)
+  const layout = tensorLayout(fn, c);
+  checkListable(fn, layout);
+  const shapes = {};
+  for (const t of tensorsOf(layout)) shapes[t.name] = [...t.shape];
+  return shapes;
 }

@@ -2,7 +2,7 @@
 // positional encoding of 'posenc' (the same functions), with one wasm inline
 // that holds them all. Import everything from here and call this init().
 import { exports_encoder } from '../../../build/abi.js';
-import { wasmBase64 } from '../../../build/posenc-encoder.wasm.js';
+import { wasmHex } from '../../../build/posenc-encoder.wasm.js';
 import { makeInit } from '../core/load.js';
 
 export * from '../api.js';
@@ -18,8 +18,8 @@ export { readSafetensors, writeSafetensors, SAFETENSORS_DTYPES } from './safeten
  */
 export const { init, wasmBuild } = makeInit(
   {
-    simd: () => wasmBase64,
-    baseline: async () => (await import('../../../build/posenc-encoder-baseline.wasm.js')).wasmBase64,
+    simd: () => wasmHex,
+    baseline: async () => (await import('../../../build/posenc-encoder-baseline.wasm.js')).wasmHex,
   },
   exports_encoder,
 );

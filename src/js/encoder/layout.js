@@ -64,6 +64,22 @@ export function tensorLayout(fn, c) {
   return { before, layer, layerLength, layersStart, after, head, layers: c.layers, paramsLength: layersStart + c.layers * layerLength + afterLength, headLength };
 }
 
+/**
+ * The most tensors one object of names lists (encoderTensorShapes, tensors()):
+ * 2^21. A .safetensors header (at most 100 MB, and at least about 50 bytes per
+ * tensor) cannot list more, and past a few million keys a JS engine's objects
+ * slow down more than linearly (16 million keys took V8 minutes).
+ */
+export const MAX_LISTED_TENSORS = 2 ** 21;
+
+/** Checks that a layout's tensors fit one object of names (MAX_LISTED_TENSORS). */
+export function checkListable(fn, layout) {
+  const count = layout.before.length + layout.layers * layout.layer.length + layout.after.length + layout.head.length;
+  if (count > MAX_LISTED_TENSORS) {
+    throw new RangeError(`posenc.${fn}: layers = ${layout.layers} makes ${count} tensors, more than the ${MAX_LISTED_TENSORS} one object of names lists (a .safetensors header holds fewer)`);
+  }
+}
+
 /** Every tensor of a layout in buffer order, the classifier head last: { name, shape, init, offset, size, head? }. */
 export function* tensorsOf(layout) {
   yield* layout.before;

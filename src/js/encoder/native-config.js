@@ -2,7 +2,7 @@
 // (laid out by build/abi.js, read off include/posenc.h) and the sizes the C
 // works out for it.
 import {
-  activation, encoder_config as CONFIG, lm_head, norm_placement, positional, rope_layout, rope_precision, status as STATUS,
+  activation, encoder_config as CONFIG, lm_head, norm_placement, positional, query_scale, rope_layout, rope_precision, status as STATUS,
 } from '../../../build/abi.js';
 import { elementCount } from '../core/options.js';
 import { wasm } from '../core/instance.js';
@@ -47,6 +47,12 @@ function configFields(c, rope) {
   if (p.type === 'alibi') fields.alibi_max_bias = p.maxBias;
   if (p.type === 't5') Object.assign(fields, { t5_num_buckets: p.numBuckets, t5_max_distance: p.maxDistance, t5_unidirectional: p.bidirectional ? 0 : 1 });
   if (p.type === 'learned') fields.max_length = p.maxLength;
+  const q = c.queryScale;
+  // attnScale 0 multiplies by 1 everywhere: no scale (the C reads a zero attn_scale as its default, 0.1)
+  if (q?.type === 'llama4' && q.attnScale !== 0) Object.assign(fields, { query_scale: query_scale.indexOf('llama4'), query_floor_scale: q.floorScale, query_attn_scale: q.attnScale });
+  if (q?.type === 'ministral3') {
+    Object.assign(fields, { query_scale: query_scale.indexOf('ministral3'), query_beta: q.beta, query_original_max_position: q.originalMaxPositionEmbeddings });
+  }
   return fields;
 }
 

@@ -6,6 +6,7 @@ import { INT32_MAX, boolean, integer, later, number, oneOf, readOptions, readTag
 import { lengthOf } from '../core/typed.js';
 import { checkT5Buckets } from '../buckets.js';
 import { ROPE_LAYOUTS, resolveRotaryDim, ropeFrequencies } from '../rope.js';
+import { sectionList } from '../rope-axes.js';
 import { LAYOUTS, checkLayoutWidth } from '../sinusoidal.js';
 import { readWeightsSource } from './weights.js';
 
@@ -41,7 +42,7 @@ export function deepFreeze(v) {
 // ---------------------------------------------------------------- options
 
 /** Each positional scheme's options, besides `type`. */
-const POSITIONAL = {
+export const POSITIONAL = {
   none: {},
   sinusoidal: { base: number({ above: 1, default: 10000 }), layout: oneOf(LAYOUTS, { default: 'interleaved' }) },
   rope: {
@@ -50,6 +51,10 @@ const POSITIONAL = {
     rotaryDim: integer(2, INT32_MAX, { optional: true }),
     layout: oneOf(ROPE_LAYOUTS, { default: 'half' }),
     precision: oneOf(rope_precision, { default: 'float64' }),
+    // what ropeFromConfig returns for M-RoPE: a text encoder's positions are equal on
+    // every axis, which is plain RoPE bit for bit (checked, then nothing more to do)
+    mropeSection: sectionList({ optional: true }),
+    mropeInterleaved: boolean({ optional: true }),
   },
   alibi: { maxBias: number({ above: 0, default: 8 }) },
   t5: {
@@ -81,6 +86,43 @@ export function readPositional(fn, given, dModel, headDim) {
   return p;
 }
 
+/** Each query scale's options, besides `type` (include/posenc.h, posenc_query_scale). */
+export const QUERY_SCALES = {
+  none: {},
+  // transformers' Llama4TextConfig defaults: floor_scale 8192, attn_scale 0.1
+  llama4: { floorScale: number({ above: 0, default: 8192 }), attnScale: number({ default: 0.1 }) },
+  ministral3: { beta: number(), originalMaxPositionEmbeddings: number({ min: 1 }) },
+};
+/** Query scale types (posenc_query_scale). */
+export const QUERY_SCALE_TYPES = Object.keys(QUERY_SCALES);
+
+/**
+ * Reads `queryScale` ({ type, ...options }): the per-position multiplier of
+ * every query (Llama 4's temperature tuning, Ministral 3's beta); undefined
+ * stays undefined (none).
+ */
+export function readQueryScale(fn, given) {
+  if (given === undefined) return undefined;
+  if (!isPlainObject(given)) {
+    const types = QUERY_SCALE_TYPES.map((t) => `'${t}'`).join(', ');
+    throw fail(TypeError, fn, 'queryScale', `an object { type, ... } with type one of ${types}`, given);
+  }
+  const q = readTagged(fn, deepSnapshot(fn, given, 'queryScale'), QUERY_SCALES, (key) => `queryScale.${key}`);
+  // every multiplier must be a finite float: each formula is monotonic in p, so the last position decides
+  const last = queryScaleAt(q, INT32_MAX);
+  if (!(Math.abs(last) <= FLT_MAX)) {
+    throw new RangeError(`posenc.${fn}: queryScale gives the multiplier ${last} at position ${INT32_MAX}, beyond float32's range: ${JSON.stringify(q)}`);
+  }
+  return q;
+}
+
+/** The query multiplier at position p, in double (include/posenc.h, posenc_query_scale). */
+export function queryScaleAt(q, p) {
+  if (q?.type === 'llama4') return Math.log(Math.floor((p + 1) / q.floorScale) + 1) * q.attnScale + 1;
+  if (q?.type === 'ministral3') return 1 + q.beta * Math.log(1 + Math.floor(p / q.originalMaxPositionEmbeddings));
+  return 1;
+}
+
 /** RoPE frequencies for `seq` tokens (dynamic and longrope depend on it); errors name fn. */
 export function ropeFrequenciesFor(fn, p, seq) {
   let scaling = p.scaling;
@@ -88,7 +130,8 @@ export function ropeFrequenciesFor(fn, p, seq) {
     scaling = { ...scaling, seqLength: Math.max(seq, 1) }; // HF: max(position_ids) + 1
   }
   try {
-    return ropeFrequencies({ rotaryDim: p.rotaryDim, base: p.base, scaling });
+    const axes = p.mropeSection === undefined ? {} : { mropeSection: p.mropeSection, mropeInterleaved: p.mropeInterleaved };
+    return ropeFrequencies({ rotaryDim: p.rotaryDim, base: p.base, scaling, ...axes });
   } catch (error) {
     const message = error.message.replace(/^posenc\.ropeFrequencies: /, '');
     throw new error.constructor(`posenc.${fn}: positional (rope): ${message}`);
@@ -147,6 +190,7 @@ export const createSpec = {
   lmHead: boolean({ optional: true }),
   tieEmbeddings: boolean({ default: false }),
   keepAttention: boolean({ default: true }),
+  queryScale: later({ optional: true }),
   weights: later(),
 };
 /** The options that describe a model: createEncoder's, without weights. */
@@ -185,6 +229,7 @@ export function resolveConfig(fn, o) {
     throw new RangeError(`posenc.${fn}: dModel must be a multiple of heads = ${c.heads} (each head takes dModel / heads features), got ${c.dModel}`);
   }
   c.positional = readPositional(fn, c.positional, c.dModel, c.dModel / c.heads);
+  c.queryScale = readQueryScale(fn, c.queryScale);
   if (!c.embedScale) c.embedScale = Math.sqrt(c.dModel); // zero means default, as in C
   if (c.tieEmbeddings && c.lmHead === false) {
     throw new RangeError(`posenc.${fn}: tieEmbeddings: true is an LM head (its weight is embed.weight), got lmHead: false beside it`);

@@ -4,7 +4,7 @@ import { describe, fail, isPlainObject } from '../core/describe.js';
 import { INT32_MAX, integer, later, number, readOptions } from '../core/options.js';
 import { readPositional, ropeFrequenciesFor } from './options.js';
 
-const previousSpec = {
+export const previousSpec = {
   heads: integer(1, INT32_MAX),
   positional: later({ default: { type: 'rope' } }),
   layer: integer(0, INT32_MAX, { default: 0 }),

@@ -42,19 +42,31 @@ function fromF16(h) {
   return sign * (1024 + frac) * 2 ** (exp - 25);
 }
 
-/** number -> binary16 bits, rounded to nearest even (overflow to infinity). */
-function toF16(x) {
-  f32[0] = x;
-  const bits = u32[0];
-  const sign = (bits >>> 16) & 0x8000;
-  const a = Math.abs(f32[0]);
-  if (Number.isNaN(a)) return sign | 0x7e00;
-  if (a >= 65520) return sign | 0x7c00; // rounds past the largest half, 65504
-  if (a < 2 ** -14) return sign | roundEven(a * 2 ** 24); // subnormal (or zero)
-  const exp = Math.floor(Math.log2(a));
-  const e = a >= 2 ** (exp + 1) ? exp + 1 : a < 2 ** exp ? exp - 1 : exp;
-  const m = roundEven((a / 2 ** e - 1) * 1024); // 0..1024; 1024 carries into the exponent
-  return sign | (((e + 15) << 10) + m);
+/**
+ * A number rounded once, to nearest even, into the IEEE format of `exp`
+ * exponent bits and `man` fraction bits: its bits (past the largest finite
+ * value, infinity; NaN stays NaN). From the double itself, never through
+ * float32 first: 1 + 2^-11 + 2^-40 becomes F16 1 + 2^-10, not 1.
+ */
+function roundToBits(x, exp, man) {
+  const bias = 2 ** (exp - 1) - 1;
+  const sign = x < 0 || Object.is(x, -0) ? 2 ** (exp + man) : 0;
+  const inf = (2 ** exp - 1) * 2 ** man;
+  if (Number.isNaN(x)) return inf + 2 ** (man - 1); // a quiet NaN
+  const a = Math.abs(x);
+  // subnormal (or zero): whole units of 2^(1 - bias - man); rounding up to the smallest normal is right as it is
+  if (a < 2 ** (1 - bias)) return sign + roundEven(a * 2 ** (bias - 1 + man));
+  if (a === Infinity) return sign + inf;
+  let e = Math.floor(Math.log2(a));
+  if (a >= 2 ** (e + 1)) e += 1; // log2's own rounding, either way
+  else if (a < 2 ** e) e -= 1;
+  let m = roundEven((a / 2 ** e - 1) * 2 ** man); // exact in double before the one rounding
+  if (m === 2 ** man) {
+    m = 0;
+    e += 1;
+  }
+  if (e > bias) return sign + inf;
+  return sign + (e + bias) * 2 ** man + m;
 }
 
 function roundEven(v) {
@@ -62,13 +74,11 @@ function roundEven(v) {
   return r - v === 0.5 && r % 2 ? r - 1 : r;
 }
 
-/** number -> bfloat16 bits: the high half of the float32, rounded to nearest even. */
-function toBF16(x) {
-  f32[0] = x;
-  const bits = u32[0];
-  if (Number.isNaN(f32[0])) return (bits >>> 16) | 0x40;
-  return (bits + 0x7fff + ((bits >>> 16) & 1)) >>> 16;
-}
+/** number -> IEEE binary16 bits (F16). */
+const toF16 = (x) => roundToBits(x, 5, 10);
+
+/** number -> bfloat16 bits (BF16: float32's exponent, 7 fraction bits). */
+const toBF16 = (x) => roundToBits(x, 8, 7);
 
 // ---------------------------------------------------------------- reading
 
@@ -127,7 +137,7 @@ export function parseSafetensors(fn, what, input) {
     if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every((o) => Number.isSafeInteger(o) && o >= 0) || offsets[0] > offsets[1]) {
       throw bad(`tensor '${name}' must have data_offsets [begin, end] with 0 <= begin <= end, got ${JSON.stringify(offsets)}`);
     }
-    if (!(dtype in BYTES)) {
+    if (!Object.hasOwn(BYTES, dtype)) {
       throw fail(RangeError, fn, what, `tensor '${name}' has dtype ${dtype}: posenc reads the floating dtypes ${SAFETENSORS_DTYPES.join(', ')}`);
     }
     const count = shape.reduce((a, b) => a * b, 1);
@@ -189,16 +199,30 @@ export function readSafetensors(bytes) {
 // ---------------------------------------------------------------- writing
 
 /**
- * Writes tensors as a .safetensors file, in the order of the object's keys.
- * Each tensor is { shape, data, dtype? }: data a Float32Array, Float64Array
- * or Array of numbers with product(shape) elements; dtype 'F32' (default),
- * 'F16' or 'BF16' (rounded to nearest even). A bare Float32Array is a 1-D
- * tensor. The header is padded with spaces to a multiple of 8 bytes, as the
- * reference writer does, so every tensor starts aligned.
- * @param {Record<string, { shape: number[], data: ArrayLike<number>, dtype?: 'F32' | 'F16' | 'BF16' } | Float32Array>} tensors
- * @param {{ metadata?: Record<string, string> }} [options]
- * @returns {Uint8Array}
+ * @internal The header bytes writeSafetensors would write for F32 tensors
+ * `entries` ({ name, shape, count } in order) and `metadata`, padded to 8:
+ * computed entry by entry, without building the header (or the tensors).
  */
+export function headerBytes(entries, metadata) {
+  const utf8 = (text) => new TextEncoder().encode(text).length;
+  let bytes = 2; // { }
+  let first = true;
+  const add = (key, value) => {
+    bytes += (first ? 0 : 1) + utf8(JSON.stringify(key)) + 1 + utf8(JSON.stringify(value));
+    first = false;
+  };
+  if (metadata) add('__metadata__', metadata);
+  let offset = 0;
+  for (const { name, shape, count } of entries) {
+    add(name, { dtype: 'F32', shape, data_offsets: [offset, offset + 4 * count] });
+    offset += 4 * count;
+  }
+  return Math.ceil(bytes / 8) * 8;
+}
+
+/** The most header bytes a file may have (the reference's MAX_HEADER_SIZE). */
+export const MAX_HEADER_BYTES = MAX_HEADER;
+
 const stringMap = {
   optional: true,
   check(fn, name, v) {
@@ -209,13 +233,26 @@ const stringMap = {
     return map;
   },
 };
+/** writeSafetensors' options. */
+export const writeSpec = { metadata: stringMap };
 
+/**
+ * Writes tensors as a .safetensors file, in the order of the object's keys.
+ * Each tensor is { shape, data, dtype? }: data a Float32Array, Float64Array
+ * or Array of numbers with product(shape) elements; dtype 'F32' (default),
+ * 'F16' or 'BF16' (rounded to nearest even). A bare Float32Array is a 1-D
+ * tensor. The header is padded with spaces to a multiple of 8 bytes, as the
+ * reference writer does, so every tensor starts aligned.
+ * @param {Record<string, { shape: number[], data: ArrayLike<number>, dtype?: 'F32' | 'F16' | 'BF16' } | Float32Array>} tensors
+ * @param {{ metadata?: Record<string, string> }} [options]
+ * @returns {Uint8Array}
+ */
 export function writeSafetensors(tensors, options = {}) {
   const fn = 'writeSafetensors';
   if (!isPlainObject(tensors)) {
     throw new TypeError(`posenc.${fn}: tensors must be an object { name: { shape, data, dtype? } }, got ${describe(tensors)}`);
   }
-  const { metadata } = readOptions(fn, options, { metadata: stringMap });
+  const { metadata } = readOptions(fn, options, writeSpec);
   const header = {};
   if (metadata) setOwn(header, '__metadata__', { ...metadata });
   const parts = [];
@@ -253,6 +290,11 @@ export function writeSafetensors(tensors, options = {}) {
   }
   let json = new TextEncoder().encode(JSON.stringify(header));
   const padded = Math.ceil(json.length / 8) * 8;
+  if (padded > MAX_HEADER) {
+    throw new RangeError(
+      `posenc.${fn}: the header would be ${padded} bytes, above the format's limit of ${MAX_HEADER} that readers (posenc's and the reference's) refuse: write fewer tensors or shorter metadata`,
+    );
+  }
   const out = new Uint8Array(8 + padded + offset);
   const view = new DataView(out.buffer);
   view.setBigUint64(0, BigInt(padded), true);

@@ -3,6 +3,8 @@ import { WasmArray, countOf, heapCall } from '../core/heap.js';
 import { wasm } from '../core/instance.js';
 import { INT32_MAX, integer, readOptions, typedArray } from '../core/options.js';
 
+export const softmaxSpec = { cols: integer(1, INT32_MAX, { optional: true }) };
+
 /**
  * Softmax of each row of x [rows][cols], in place, numerically stable:
  * exp(x - max) / sum exp(x - max). -Infinity entries (masked) get 0, a row of
@@ -15,7 +17,7 @@ import { INT32_MAX, integer, readOptions, typedArray } from '../core/options.js'
 export function softmax(x, options = {}) {
   const fn = 'softmax';
   typedArray('float32').check(fn, 'x', x);
-  const o = readOptions(fn, options, { cols: integer(1, INT32_MAX, { optional: true }) });
+  const o = readOptions(fn, options, softmaxSpec);
   const length = countOf(x);
   const cols = o.cols ?? length;
   if (length === 0 || length % cols) throw new RangeError(`posenc.${fn}: x.length must be a positive multiple of cols = ${cols}, got ${length}`);

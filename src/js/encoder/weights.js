@@ -73,7 +73,7 @@ function mapTensors(fn, c, source, layout, into) {
         : name === 'lm_head.weight' ? (c.tieEmbeddings ? ' (tieEmbeddings: true takes the output head from embed.weight)' : ' (set lmHead: true to load an LM head)')
           : name === 'pos_embed.weight' ? " (positional { type: 'learned', maxLength } reads it)" : '';
       throw new RangeError(
-        `posenc.${fn}: ${what} has an unexpected tensor '${name}'${hint}; the names are embed.weight, layers.{i}.self_attn.{q,k,v,out}_proj.{weight,bias}, layers.{i}.{norm1,norm2,linear1,linear2}.{weight,bias}, ... (README, tensor names)`,
+        `posenc.${fn}: ${what} has an unexpected tensor '${name}'${hint}; the names are embed.weight, layers.{i}.self_attn.{q,k,v,out}_proj.{weight,bias}, layers.{i}.{norm1,norm2,linear1,linear2}.{weight,bias}, ... (docs/encoder.md, Tensor names; encoderTensorShapes())`,
       );
     }
   }

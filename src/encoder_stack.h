@@ -1,0 +1,69 @@
+/* encoder_stack.h: what the whole-sequence pass (src/encoder.c,
+ * posenc_encoder_*) and incremental decoding (src/decoder.c, posenc_decoder_*)
+ * share: the checked config with its defaults and parameter layout, and the
+ * layer stack run on `rows` tokens at positions [first, first + rows) whose
+ * keys and values join those of the positions before them. */
+#ifndef POSENC_ENCODER_STACK_H
+#define POSENC_ENCODER_STACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nn_ops.h"
+#include "posenc.h"
+
+/* A validated config, defaults resolved, and its parameter layout (posenc.h,
+ * posenc_encoder_sizes): the floats of each part of params. */
+typedef struct model {
+    posenc_encoder_config c;
+    size_t head_dim, ff_len, layer_len, t5_len, pos_len, head_len, params_len;
+} model;
+
+/* Checks config (every rule of posenc_encoder_config) and fills *m. */
+int stack_model(model *m, const posenc_encoder_config *config);
+
+/* Whether the scheme adds a bias that depends on j - i (ALiBi, T5). */
+int stack_relative_bias(const model *m);
+
+/*
+ * The buffers of one pass over `rows` tokens at positions [first, first + rows).
+ * Layer l's keys and values are rows of keys + l * layer_stride and
+ * keys + l * layer_stride + v_offset, position p at p * d_model: the pass
+ * writes rows [first, first + rows) and its queries read rows [0, first + rows).
+ */
+typedef struct stack {
+    const model *m;
+    const float *params;
+    float *x;        /* [rows][d]: the embeddings in, the output out       */
+    float *h, *ctx;  /* [rows][d] each                                     */
+    float *q;        /* [rows][d]                                          */
+    float *hidden;   /* [rows][d_ff], the feed-forward's: may be q's memory */
+    float *scores;   /* min(NN_ATTEND_ROWS, rows) * (first + rows)          */
+    float *keys;
+    size_t v_offset, layer_stride;
+    size_t first, rows;
+    nn_bias bias;    /* the relative bias rows (stack_bias_rows), or base NULL */
+    const int32_t *key_mask;
+    int causal;
+    float *probs;    /* NULL, or [layers][heads][rows][first + rows]        */
+} stack;
+
+/*
+ * The relative bias rows of ALiBi and T5 into bias [heads][keys]: the row of
+ * one query at position `query` against keys 0 .. keys - 1 (entry j holds
+ * j - query). Since the bias depends on j - i alone, query i's row of the
+ * full matrix starts query - i entries in: the nn_bias this returns.
+ * query, keys - 1 <= POSENC_POSITION_MAX.
+ */
+nn_bias stack_bias_rows(const model *m, const float *params, float *bias, size_t query, size_t keys, int causal);
+
+/* x = E[tokens] * scale (+ PE or P[first + s]) (+ the language row), rows tokens. */
+void stack_embed(const stack *s, const int32_t *tokens, int32_t language);
+
+/* Every layer on s->x, then the final norm. */
+void stack_layers(const stack *s);
+
+/* The LM head's weight [vocab_size][d_model] (own or tied). */
+const float *stack_lm_head(const model *m, const float *params);
+
+#endif

@@ -1,0 +1,574 @@
+// Incremental decoding with a KV cache: encoder.decoder() and
+// encoder.generate() (include/posenc.h, posenc_decoder_feed).
+//
+// - With fixed frequencies the logits after each feed equal the row of the
+//   full logits(tokens, { causal: true }) at the last token fed, to 1e-5 of
+//   the row's largest logit, at every position, for every positional scheme,
+//   the RoPE scalings and the query scales.
+// - Frequencies that follow the length (dynamic NTK, LongRoPE) follow
+//   transformers' KV-cache generation: each feed's new queries and keys are
+//   rotated with the frequencies of the length after the feed, cached keys
+//   keep theirs. Expected values: the float64 encoder of
+//   tests/encoder-reference.js with each row rotated at its own frequencies,
+//   the frequencies transcribed here from transformers' modeling_rope_utils.py.
+// - Query scales: the multipliers posenc.queryScalesFromConfig gives for a
+//   Llama 4 / Ministral 3 config.json, transcribed here in double too.
+// - Greedy generation, errors (nothing changes), memory (bounded, returned).
+// - The copy-task models of web/models/, whichever are committed; and torch's
+//   own KV-cache generation (tests/fixtures/models/decode-*.safetensors,
+//   tools/train/decode_fixtures.py) when those fixtures exist.
+import fs from 'node:fs';
+import { posencEncoder as posenc } from './helpers.js';
+import { randomTensors, reference, uniform } from './encoder-reference.js';
+import { copySequence, evalSymbols } from '../web/models/copy-task.js';
+
+beforeAll(() => posenc.init());
+
+const BASE = { vocabSize: 29, dModel: 24, heads: 3, dFF: 40, layers: 2, lmHead: true, keepAttention: false };
+const SEQ = 40;
+const errors = {}; // case -> largest relative difference, printed at the end (the report's table)
+afterAll(() => console.log(`largest |incremental - full| / max |full row|, per case:\n${Object.entries(errors).map(([k, v]) => `  ${k}: ${v.toExponential(2)}`).join('\n')}`));
+
+/** max |got - want| / max |want| over one row. */
+function rowError(got, want) {
+  let err = 0;
+  let scale = 0;
+  for (let v = 0; v < want.length; v++) {
+    const e = Math.abs(got[v] - want[v]);
+    err = Number.isNaN(e) ? Infinity : Math.max(err, e);
+    scale = Math.max(scale, Math.abs(want[v]));
+  }
+  return err / scale;
+}
+
+const tokensOf = (n, seed, vocab = BASE.vocabSize) => {
+  const r = uniform(seed);
+  return Array.from({ length: n }, () => Math.floor(((r(1) + 1) / 2) * vocab));
+};
+
+/** Feeds tokens in chunks; returns { position: logits } for the last token of each chunk. */
+function feedAll(d, tokens, chunks) {
+  const rows = new Map();
+  let at = 0;
+  for (const n of chunks) {
+    rows.set(at + n - 1, d.feed(tokens.slice(at, at + n)));
+    at += n;
+  }
+  expect(at).toBe(tokens.length);
+  expect(d.length).toBe(tokens.length);
+  return rows;
+}
+
+const ones = (n) => new Array(n).fill(1);
+// a prompt, then one token at a time, a chunk of 5, one at a time
+const PATTERNS = { 'one at a time': ones(SEQ), 'prompt of 7, then tokens': [7, ...ones(20), 5, ...ones(SEQ - 32)] };
+
+/** The largest error of the decoder's rows against `want(position)` over both patterns. */
+function worstAgainst(enc, tokens, want, patterns = PATTERNS) {
+  let worst = 0;
+  for (const chunks of Object.values(patterns)) {
+    const d = enc.decoder();
+    for (const [p, row] of feedAll(d, tokens, chunks)) worst = Math.max(worst, rowError(row, want(p)));
+    d.dispose();
+  }
+  return worst;
+}
+
+/** Against the full causal pass of the whole sequence, row by row. */
+function worstAgainstFull(enc, tokens, patterns) {
+  const V = enc.config.vocabSize;
+  const full = enc.logits(tokens, { causal: true });
+  return worstAgainst(enc, tokens, (p) => full.subarray(p * V, (p + 1) * V), patterns);
+}
+
+const SCHEMES = [
+  ['none', { positional: { type: 'none' } }],
+  ['sinusoidal, post-norm, GELU', { positional: { type: 'sinusoidal' }, norm: 'post', activation: 'gelu' }],
+  ['learned, final norm', { positional: { type: 'learned', maxLength: 48 }, finalNorm: true }],
+  ['RoPE', { positional: { type: 'rope' } }],
+  ['RoPE interleaved, rotaryDim 4, float32 angles', { positional: { type: 'rope', layout: 'interleaved', rotaryDim: 4, precision: 'float32' } }],
+  ['ALiBi', { positional: { type: 'alibi' } }],
+  ['ALiBi maxBias 4, 4 heads, post-norm', { positional: { type: 'alibi', maxBias: 4 }, heads: 4, norm: 'post' }],
+  ['T5', { positional: { type: 't5' } }],
+  ['T5 unidirectional, 8 buckets', { positional: { type: 't5', bidirectional: false, numBuckets: 8, maxDistance: 20 } }],
+  ['none, tied head, a language', { positional: { type: 'none' }, tieEmbeddings: true, lmHead: undefined, languages: 2 }, { language: 1 }],
+];
+const SCALINGS = [
+  ['linear x2', { type: 'linear', factor: 2 }],
+  ['YaRN x4', { type: 'yarn', factor: 4, originalMaxPositionEmbeddings: 16 }],
+  ['llama3 x8', { type: 'llama3', factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositionEmbeddings: 16 }],
+  // never past M = 64: the frequencies never move
+  ['dynamic NTK x4, M = 64', { type: 'dynamic', factor: 4, maxPositionEmbeddings: 64 }],
+];
+const SHORT = [1, 1.5, 2, 3];
+const LONG = [1, 2, 4, 8];
+const LONGROPE = { type: 'longrope', shortFactor: SHORT, longFactor: LONG, originalMaxPositionEmbeddings: 16, maxPositionEmbeddings: 64 };
+
+describe('the logits after each feed are the full causal pass at that position', () => {
+  test.each(SCHEMES)('%s', (name, options, extra = {}) => {
+    const cfg = { ...BASE, ...options };
+    const enc = posenc.createEncoder({ ...cfg, weights: randomTensors(cfg, 11) });
+    const tokens = tokensOf(SEQ, 5);
+    const full = enc.logits(tokens, { causal: true, ...extra });
+    const V = cfg.vocabSize;
+    let worst = 0;
+    for (const chunks of Object.values(PATTERNS)) {
+      const d = enc.decoder(extra);
+      for (const [p, row] of feedAll(d, tokens, chunks)) worst = Math.max(worst, rowError(row, full.subarray(p * V, (p + 1) * V)));
+      d.dispose();
+    }
+    errors[name] = worst;
+    expect(worst).toBeLessThanOrEqual(1e-5);
+    enc.dispose();
+  });
+
+  test.each(SCALINGS)('RoPE scaled: %s', (name, scaling) => {
+    const cfg = { ...BASE, positional: { type: 'rope', scaling } };
+    const enc = posenc.createEncoder({ ...cfg, weights: randomTensors(cfg, 12) });
+    const worst = worstAgainstFull(enc, tokensOf(SEQ, 6));
+    errors[`RoPE ${name}`] = worst;
+    expect(worst).toBeLessThanOrEqual(1e-5);
+    enc.dispose();
+  });
+
+  test('RoPE scaled: LongRoPE, every feed past O = 16 (the long factors throughout)', () => {
+    const cfg = { ...BASE, positional: { type: 'rope', scaling: LONGROPE } };
+    const enc = posenc.createEncoder({ ...cfg, weights: randomTensors(cfg, 13) });
+    const worst = worstAgainstFull(enc, tokensOf(SEQ, 7), { 'prompt of 20, then tokens': [20, ...ones(SEQ - 20)] });
+    errors['RoPE LongRoPE past O'] = worst;
+    expect(worst).toBeLessThanOrEqual(1e-5);
+    enc.dispose();
+  });
+
+  test.each([
+    ['Llama 4 temperature tuning (NoPE)', { positional: { type: 'none' }, queryScale: { type: 'llama4', floorScale: 4, attnScale: 0.5 } }],
+    ['Ministral 3 beta (RoPE)', { positional: { type: 'rope' }, queryScale: { type: 'ministral3', beta: 0.3, originalMaxPositionEmbeddings: 4 } }],
+  ])('query scale: %s', (name, options) => {
+    const cfg = { ...BASE, ...options };
+    const enc = posenc.createEncoder({ ...cfg, weights: randomTensors(cfg, 14) });
+    const worst = worstAgainstFull(enc, tokensOf(SEQ, 8));
+    errors[`query scale ${name}`] = worst;
+    expect(worst).toBeLessThanOrEqual(1e-5);
+    enc.dispose();
+  });
+});
+
+// The cache starts at 64 rows and doubles: rows already cached move to the
+// new stride, including in a feed of several tokens that crosses the
+// capacity (63 + 5 crosses 64, 120 + 10 crosses 128)
+describe('the cache grows past 64 and 128 rows keeping every row', () => {
+  const LONG_SEQ = 150;
+  const chunks = [63, 5, ...ones(52), 10, ...ones(LONG_SEQ - 130)];
+  test.each([
+    ['RoPE', { positional: { type: 'rope' } }],
+    ['ALiBi', { positional: { type: 'alibi' } }],
+    ['learned', { positional: { type: 'learned', maxLength: LONG_SEQ } }],
+  ])('%s: 150 tokens fed as 63, 5 (across 64), ones, 10 (across 128), ones: every feed is the full pass', (name, options) => {
+    const cfg = { ...BASE, ...options };
+    const enc = posenc.createEncoder({ ...cfg, weights: randomTensors(cfg, 21) });
+    const tokens = tokensOf(LONG_SEQ, 12);
+    const worst = worstAgainstFull(enc, tokens, { growing: chunks });
+    errors[`${name}, the cache grown twice`] = worst;
+    expect(worst).toBeLessThanOrEqual(1e-5);
+    enc.dispose();
+  });
+});
+
+// ---------------------------------------------------------------- frequencies that follow the length
+
+/**
+ * transformers' frequencies for a sequence of seqLen tokens, in double
+ * (modeling_rope_utils.py, _compute_dynamic_ntk_parameters and
+ * _compute_longrope_parameters): { invFreq, attentionFactor }.
+ */
+function hfFrequencies(scaling, r, seqLen, base = 10000) {
+  const k = Array.from({ length: r / 2 }, (_, i) => i);
+  if (scaling.type === 'dynamic') {
+    const M = scaling.maxPositionEmbeddings;
+    const L = Math.max(seqLen, M);
+    const scaled = base * ((scaling.factor * L) / M - (scaling.factor - 1)) ** (r / (r - 2));
+    return { invFreq: k.map((i) => scaled ** ((-2 * i) / r)), attentionFactor: 1 };
+  }
+  // longrope: the long factors once the sequence passes O; A = sqrt(1 + ln(M / O) / ln(O))
+  const O = scaling.originalMaxPositionEmbeddings;
+  const ext = seqLen > O ? scaling.longFactor : scaling.shortFactor;
+  const factor = scaling.maxPositionEmbeddings / O;
+  return { invFreq: k.map((i) => base ** ((-2 * i) / r) / ext[i]), attentionFactor: Math.sqrt(1 + Math.log(factor) / Math.log(O)) };
+}
+
+/**
+ * transformers' KV-cache generation (modeling_rope_utils.py
+ * dynamic_rope_update: at each forward call, seq_len = max(position_ids) + 1,
+ * the length after the call's tokens; the call's queries and keys rotated
+ * with its frequencies, the cached keys as they were stored): the length
+ * each row was fed at, for chunks fed in order.
+ */
+function feedLengths(chunks) {
+  const out = [];
+  let at = 0;
+  for (const n of chunks) {
+    at += n;
+    for (let i = 0; i < n; i++) out.push(at);
+  }
+  return out;
+}
+
+describe('dynamic NTK and LongRoPE as transformers generates with a cache', () => {
+  const cases = [
+    ['dynamic NTK x4, M = 16', { type: 'dynamic', factor: 4, maxPositionEmbeddings: 16 }],
+  ];
+  // dynamic NTK: cached keys keep their rotation
+  test.each(cases)('%s: every feed against the float64 encoder with each row at the frequencies of its feed', (name, scaling) => {
+    const cfg = { ...BASE, positional: { type: 'rope', scaling } };
+    const T = randomTensors(cfg, 15);
+    const enc = posenc.createEncoder({ ...cfg, weights: T });
+    const tokens = tokensOf(SEQ, 9);
+    const r = cfg.dModel / cfg.heads;
+    let worst = 0;
+    let apart = 0; // from the full pass, which rotates every key at the final length
+    for (const chunks of [...Object.values(PATTERNS), [SEQ]]) {
+      const lengths = feedLengths(chunks);
+      const want = reference(cfg, T, tokens, { causal: true, ropeRows: (s) => hfFrequencies(scaling, r, lengths[s]) }).logits;
+      const d = enc.decoder();
+      for (const [p, row] of feedAll(d, tokens, chunks)) {
+        worst = Math.max(worst, rowError(row, want[p]));
+        const full = reference(cfg, T, tokens.slice(0, p + 1), { causal: true, ropeRows: () => hfFrequencies(scaling, r, p + 1) }).logits[p];
+        apart = Math.max(apart, rowError(row, full));
+      }
+      d.dispose();
+    }
+    errors[`RoPE ${name}, KV-cache semantics`] = worst;
+    expect(worst).toBeLessThanOrEqual(1e-5);
+    // the semantics matter here: the full pass of each prefix is another function
+    expect(apart).toBeGreaterThan(1e-3);
+    enc.dispose();
+  });
+
+  // LongRoPE (Phi-3's generation): short factors up to O; the feed that first
+  // passes O drops the cache and feeds the whole sequence again (Phi3ForCausalLM
+  // prepare_inputs_for_generation), so every key carries the long factors: each
+  // feed is the full pass of its prefix, whatever the chunks
+  test('LongRoPE, O = 16: every feed is the full pass of its prefix, the switch crossed with rows cached', () => {
+    const scaling = LONGROPE;
+    const cfg = { ...BASE, positional: { type: 'rope', scaling } };
+    const T = randomTensors(cfg, 15);
+    const enc = posenc.createEncoder({ ...cfg, weights: T });
+    const tokens = tokensOf(SEQ, 9);
+    const r = cfg.dModel / cfg.heads;
+    let worst = 0;
+    let mixed = 0; // from rows kept at the short factors across the switch (no feeding again)
+    const patterns = { ...PATTERNS, 'a prompt of 15, then 3 across O': [15, 3, ...ones(SEQ - 18)], whole: [SEQ] };
+    for (const chunks of Object.values(patterns)) {
+      const lengths = feedLengths(chunks);
+      const d = enc.decoder();
+      for (const [p, row] of feedAll(d, tokens, chunks)) {
+        const full = reference(cfg, T, tokens.slice(0, p + 1), { causal: true, ropeRows: () => hfFrequencies(scaling, r, p + 1) }).logits[p];
+        worst = Math.max(worst, rowError(row, full));
+        if (p + 1 > 16) {
+          const kept = reference(cfg, T, tokens.slice(0, p + 1), { causal: true, ropeRows: (s) => hfFrequencies(scaling, r, lengths[s]) }).logits[p];
+          mixed = Math.max(mixed, rowError(row, kept));
+        }
+      }
+      d.dispose();
+    }
+    errors['RoPE LongRoPE, fed again at the switch'] = worst;
+    expect(worst).toBeLessThanOrEqual(1e-5);
+    expect(mixed).toBeGreaterThan(1e-3); // keeping the short-factor rows would be another function
+    enc.dispose();
+  });
+
+  test('the whole sequence in one feed is the full pass (the frequencies of its length); after reset() a sequence is decoded as by a new decoder', () => {
+    const scaling = { type: 'dynamic', factor: 4, maxPositionEmbeddings: 16 };
+    const cfg = { ...BASE, positional: { type: 'rope', scaling } };
+    const enc = posenc.createEncoder({ ...cfg, weights: randomTensors(cfg, 16) });
+    const tokens = tokensOf(30, 10);
+    const V = cfg.vocabSize;
+    const d = enc.decoder();
+    for (const n of [30, 12, 25]) {
+      d.reset();
+      const row = d.feed(tokens.slice(0, n));
+      const full = enc.logits(tokens.slice(0, n), { causal: true });
+      expect(rowError(row, full.subarray((n - 1) * V, n * V))).toBeLessThanOrEqual(1e-5);
+    }
+    // after reset, a short sequence fed token by token is the full pass again (never past M)
+    d.reset();
+    const full = enc.logits(tokens.slice(0, 16), { causal: true });
+    for (let p = 0; p < 16; p++) expect(rowError(d.feed(tokens[p]), full.subarray(p * V, (p + 1) * V))).toBeLessThanOrEqual(1e-5);
+    d.dispose();
+    enc.dispose();
+  });
+});
+
+// ---------------------------------------------------------------- query scales
+
+describe('query scales (issue 19): the multipliers of posenc.queryScalesFromConfig, in the full pass and the decoder', () => {
+  // the formulas, transcribed from transformers (modeling_llama4.py
+  // Llama4TextAttention; modeling_ministral3.py), in double
+  const llama4 = (floorScale, attnScale) => (p) => Math.log(Math.floor((p + 1) / floorScale) + 1) * attnScale + 1;
+  const ministral3 = (beta, original) => (p) => 1 + beta * Math.log(1 + Math.floor(p / original));
+  const CONFIGS = [
+    ['Llama 4, NoPE layer', { model_type: 'llama4_text', num_hidden_layers: 4, floor_scale: 4, attn_scale: 0.5, attn_temperature_tuning: true },
+      { layerType: 'full_attention' }, { positional: { type: 'none' }, queryScale: { type: 'llama4', floorScale: 4, attnScale: 0.5 } }, llama4(4, 0.5)],
+    ['Ministral 3', { model_type: 'ministral3', rope_parameters: { rope_type: 'yarn', factor: 4, original_max_position_embeddings: 4, llama_4_scaling_beta: 0.3, rope_theta: 10000 } },
+      {}, { positional: { type: 'rope' }, queryScale: { type: 'ministral3', beta: 0.3, originalMaxPositionEmbeddings: 4 } }, ministral3(0.3, 4)],
+  ];
+  test.each(CONFIGS)('%s', (name, config, select, options, formula) => {
+    const scales = posenc.queryScalesFromConfig(config, { ...select, length: SEQ });
+    expect(Array.from(scales)).toEqual(Array.from({ length: SEQ }, (_, p) => Math.fround(formula(p))));
+    expect(new Set(scales).size).toBeGreaterThan(3); // the scale moves within the sequence
+    const cfg = { ...BASE, ...options };
+    const T = randomTensors(cfg, 17);
+    const enc = posenc.createEncoder({ ...cfg, weights: T });
+    const tokens = tokensOf(SEQ, 11);
+    const want = reference(cfg, T, tokens, { causal: true, queryScale: (s) => scales[s] }).logits;
+    const V = cfg.vocabSize;
+    const full = enc.logits(tokens, { causal: true });
+    const fullError = Math.max(...want.map((row, p) => rowError(full.subarray(p * V, (p + 1) * V), row)));
+    expect(fullError).toBeLessThanOrEqual(1e-5);
+    expect(worstAgainst(enc, tokens, (p) => want[p])).toBeLessThanOrEqual(1e-5);
+    // a multiplier one position off is far from it: the test tells positions apart
+    const shifted = reference(cfg, T, tokens, { causal: true, queryScale: (s) => scales[Math.max(s - 1, 0)] }).logits;
+    expect(Math.max(...shifted.map((row, p) => rowError(full.subarray(p * V, (p + 1) * V), row)))).toBeGreaterThan(1e-4);
+    enc.dispose();
+  });
+
+  test('defaults (floorScale 8192, attnScale 0.1), the option in the config and the model file, and bad values', () => {
+    const cfg = { ...BASE, queryScale: { type: 'llama4' } };
+    const enc = posenc.createEncoder({ ...cfg, weights: { seed: 1 } });
+    expect(enc.config.queryScale).toEqual({ type: 'llama4', floorScale: 8192, attnScale: 0.1 });
+    const again = posenc.createEncoder({ weights: enc.toSafetensors() });
+    expect(again.config.queryScale).toEqual(enc.config.queryScale);
+    // s(p) = 1 below position 8191: the same logits as without
+    const plain = posenc.createEncoder({ ...BASE, weights: enc.tensors() });
+    expect(enc.logits([1, 2, 3], { causal: true })).toEqual(plain.logits([1, 2, 3], { causal: true }));
+    for (const e of [enc, again, plain]) e.dispose();
+    const bad = (queryScale) => () => posenc.createEncoder({ ...BASE, queryScale, weights: { seed: 1 } });
+    expect(bad({ type: 'llama4', floorScale: 0 })).toThrow(/^posenc\.createEncoder: queryScale\.floorScale must be a finite number > 0, got 0$/);
+    expect(bad({ type: 'ministral3', beta: 0.1 })).toThrow(/^posenc\.createEncoder: queryScale\.originalMaxPositionEmbeddings is required for type 'ministral3'$/);
+    expect(bad({ type: 'ministral3', beta: 1e38, originalMaxPositionEmbeddings: 1 })).toThrow(/^posenc\.createEncoder: queryScale gives the multiplier .* beyond float32's range/);
+    expect(bad({ type: 'llama5' })).toThrow(/^posenc\.createEncoder: queryScale\.type must be one of 'none', 'llama4', 'ministral3', got "llama5"$/);
+    expect(bad('llama4')).toThrow(TypeError);
+  });
+});
+
+// ---------------------------------------------------------------- generation
+
+describe('greedy generation', () => {
+  /** The plain loop: the argmax of the full pass's last row, appended, n times. */
+  function naive(enc, prompt, n) {
+    const V = enc.config.vocabSize;
+    const seq = [...prompt];
+    for (let i = 0; i < n; i++) {
+      const logits = enc.logits(seq, { causal: true });
+      let best = 0;
+      for (let v = 1; v < V; v++) if (logits[(seq.length - 1) * V + v] > logits[(seq.length - 1) * V + best]) best = v;
+      seq.push(best);
+    }
+    return seq.slice(prompt.length);
+  }
+
+  test.each(SCHEMES.slice(0, 9))('%s: generate() is the plain loop over the full pass', (name, options) => {
+    const cfg = { ...BASE, ...options };
+    // larger weights: outputs that depend on the tokens, not one token again and again
+    const enc = posenc.createEncoder({ ...cfg, weights: randomTensors(cfg, 18) });
+    const prompt = tokensOf(9, 12);
+    const out = enc.generate(prompt, { maxNewTokens: 20 });
+    expect(out).toBeInstanceOf(Int32Array);
+    expect(Array.from(out)).toEqual(naive(enc, prompt, 20));
+    enc.dispose();
+  });
+
+  test('maxNewTokens 0 is an empty Int32Array; one token is the argmax after the prompt; a language is passed on', () => {
+    const cfg = { ...BASE, languages: 2 };
+    const enc = posenc.createEncoder({ ...cfg, weights: randomTensors(cfg, 19) });
+    expect(enc.generate([1, 2], { maxNewTokens: 0 })).toEqual(new Int32Array(0));
+    expect(Array.from(enc.generate([1, 2], { maxNewTokens: 1 }))).toEqual(naive(enc, [1, 2], 1));
+    const V = cfg.vocabSize;
+    const row = enc.logits([1, 2, 3], { causal: true, language: 1 }).subarray(2 * V);
+    const [first] = enc.generate([1, 2, 3], { maxNewTokens: 1, language: 1 });
+    expect(row[first]).toBe(Math.max(...row));
+    enc.dispose();
+  });
+});
+
+// ---------------------------------------------------------------- errors and memory
+
+describe('bad input is a named error, and the sequence goes on as if it had not happened', () => {
+  const cfg = { ...BASE, positional: { type: 'learned', maxLength: 12 } };
+  let enc;
+  beforeAll(() => {
+    enc = posenc.createEncoder({ ...cfg, weights: randomTensors(cfg, 20) });
+  });
+  afterAll(() => enc.dispose());
+
+  test('a token out of range, past maxLength (learned), a wrong out', () => {
+    const tokens = tokensOf(12, 13);
+    const full = enc.logits(tokens, { causal: true });
+    const V = cfg.vocabSize;
+    const d = enc.decoder();
+    expect(d.maxLength).toBe(12);
+    d.feed(tokens.slice(0, 5));
+    expect(() => d.feed([3, 29])).toThrow(/^posenc\.decoder\.feed: tokens\[1\] must be an integer from 0 to 28, got 29$/);
+    expect(() => d.feed(-1)).toThrow(/^posenc\.decoder\.feed: tokens\[0\] must be an integer from 0 to 28, got -1$/);
+    expect(() => d.feed([])).toThrow(/^posenc\.decoder\.feed: tokens must be .* at least one/);
+    expect(() => d.feed(tokens.slice(5, 8), { out: new Float32Array(3) })).toThrow(/^posenc\.decoder\.feed: out must have length vocabSize = 29, got 3$/);
+    expect(() => d.feed(tokens.slice(5, 8), { other: 1 })).toThrow(/^posenc\.decoder\.feed: unknown option 'other'/);
+    expect(d.length).toBe(5);
+    d.feed(tokens.slice(5, 11));
+    expect(() => d.feed([1, 2])).toThrow(
+      /^posenc\.decoder\.feed: the sequence may hold at most maxLength = 12 tokens \(positional\.maxLength: learned positions stop there\); 11 are cached, and 2 more were given$/,
+    );
+    expect(d.length).toBe(11);
+    const out = new Float32Array(V);
+    expect(d.feed(tokens[11], { out })).toBe(out);
+    expect(rowError(out, full.subarray(11 * V))).toBeLessThanOrEqual(1e-5);
+    expect(() => d.feed(0)).toThrow(/at most maxLength = 12 tokens/);
+    d.dispose();
+  });
+
+  test('options of decoder() and generate()', () => {
+    expect(() => enc.decoder({ maxLength: 13 })).toThrow(/^posenc\.encoder\.decoder: maxLength must be at most positional\.maxLength = 12 \(learned positions stop there\), got 13$/);
+    expect(() => enc.decoder({ maxLength: 0 })).toThrow(/^posenc\.encoder\.decoder: maxLength must be an integer from 1 to 2147483648, got 0$/);
+    expect(() => enc.decoder({ maxLength: 2.5 })).toThrow(RangeError);
+    expect(() => enc.decoder({ language: 0 })).toThrow(/^posenc\.encoder\.decoder: language needs an encoder created with languages > 0, got 0$/);
+    expect(() => enc.decoder({ maxlength: 3 })).toThrow(/^posenc\.encoder\.decoder: unknown option 'maxlength'/);
+    expect(() => enc.generate([1], {})).toThrow(/^posenc\.encoder\.generate: maxNewTokens is required$/);
+    expect(() => enc.generate([1], { maxNewTokens: -1 })).toThrow(/^posenc\.encoder\.generate: maxNewTokens must be an integer from 0 to 2147483647, got -1$/);
+    expect(() => enc.generate([1, 2, 3], { maxNewTokens: 11 })).toThrow(
+      /^posenc\.encoder\.generate: prompt\.length \+ maxNewTokens - 1 must be at most positional\.maxLength = 12 \(learned positions stop there\), got 3 \+ 11 - 1 = 13$/,
+    );
+    expect(enc.generate([1, 2, 3], { maxNewTokens: 10 })).toHaveLength(10);
+    expect(() => enc.generate([30], { maxNewTokens: 1 })).toThrow(/^posenc\.encoder\.generate: tokens\[0\] must be an integer from 0 to 28, got 30$/);
+    const noHead = posenc.createEncoder({ ...BASE, lmHead: false, weights: { seed: 1 } });
+    expect(() => noHead.decoder()).toThrow(/^posenc\.encoder\.decoder: the encoder has no LM head/);
+    expect(() => noHead.generate([1], { maxNewTokens: 1 })).toThrow(/^posenc\.encoder\.generate: the encoder has no LM head/);
+    noHead.dispose();
+  });
+
+  test('a decoder with maxLength: the cache is full; use after dispose; the encoder disposed takes its decoders', () => {
+    const other = posenc.createEncoder({ ...BASE, weights: { seed: 2 } });
+    const d = other.decoder({ maxLength: 3 });
+    d.feed([1, 2, 3]);
+    expect(() => d.feed(4)).toThrow(/^posenc\.decoder\.feed: the sequence may hold at most maxLength = 3 tokens; 3 are cached, and 1 more were given$/);
+    d.reset();
+    expect(d.length).toBe(0);
+    d.feed([1]);
+    d.dispose();
+    d.dispose(); // again: nothing
+    expect(() => d.feed(1)).toThrow(/^posenc\.decoder\.feed: the decoder was disposed$/);
+    expect(() => d.reset()).toThrow(/^posenc\.decoder\.reset: the decoder was disposed$/);
+    const e = other.decoder();
+    e.feed([1, 2]);
+    other.dispose();
+    expect(() => e.feed(1)).toThrow(/^posenc\.decoder\.feed: the encoder was disposed \(its decoders with it\)$/);
+    expect(() => other.decoder()).toThrow(/^posenc\.encoder\.decoder: the encoder was disposed$/);
+    expect(() => other.generate([1], { maxNewTokens: 1 })).toThrow(/^posenc\.encoder\.generate: the encoder was disposed$/);
+  });
+});
+
+describe('memory', () => {
+  test('bounded by the sequence (the cache doubles from 64 rows, up to maxLength), and returned by dispose()', () => {
+    const cfg = { ...BASE, positional: { type: 'rope' } };
+    const enc = posenc.createEncoder({ ...cfg, weights: { seed: 3 } });
+    const start = posenc.memoryStats().allocatedBytes;
+    const rowBytes = cfg.layers * 2 * cfg.dModel * 4; // one token's keys and values
+    const d = enc.decoder();
+    const tokens = tokensOf(200, 14);
+    d.feed(tokens.slice(0, 10));
+    const early = posenc.memoryStats().allocatedBytes - start;
+    for (const t of tokens.slice(10)) d.feed(t);
+    const late = posenc.memoryStats().allocatedBytes - start;
+    expect(early).toBeLessThan(64 * rowBytes + 16384);
+    expect(late).toBeGreaterThanOrEqual(200 * rowBytes);
+    expect(late).toBeLessThan(256 * rowBytes + 16384);
+    d.reset(); // keeps the memory for the next sequence
+    expect(posenc.memoryStats().allocatedBytes - start).toBe(late);
+    d.dispose();
+    expect(posenc.memoryStats().allocatedBytes).toBe(start);
+    // generate() disposes its decoder
+    enc.generate(tokens.slice(0, 5), { maxNewTokens: 30 });
+    expect(posenc.memoryStats().allocatedBytes).toBe(start);
+    const e = enc.decoder({ maxLength: 100 });
+    for (const t of tokens.slice(0, 100)) e.feed(t);
+    expect(posenc.memoryStats().allocatedBytes - start).toBeLessThan(100 * rowBytes + 16384); // never past maxLength
+    enc.dispose(); // takes e with it
+    expect(posenc.memoryStats().allocatedBytes).toBeLessThan(start);
+  });
+});
+
+// ---------------------------------------------------------------- the copy-task models
+
+const root = new URL('../', import.meta.url);
+const read = (file) => fs.readFileSync(new URL(file, root));
+const manifest = JSON.parse(read('web/models/manifest.json'));
+
+describe("the copy-task models of web/models/ (whichever are committed): n = 48, past training", () => {
+  test.each(manifest.models.map((m) => [m.scheme, m]))('%s: every position of the copy is the full pass; generate() copies as the full pass does', (scheme, m) => {
+    const enc = posenc.createEncoder({ weights: read(`web/models/${m.file}`), keepAttention: false });
+    const n = 48;
+    const tokens = Array.from(copySequence(evalSymbols(n, 0)));
+    const worst = worstAgainstFull(enc, tokens, { 'prompt, then the copy one token at a time': [n + 2, ...ones(n)] });
+    errors[`copy-${scheme}, n = 48`] = worst;
+    expect(worst).toBeLessThanOrEqual(1e-5);
+    // greedy: the argmax of the full pass's last row, appended, as the plain loop does it
+    const V = enc.config.vocabSize;
+    const seq = tokens.slice(0, n + 2);
+    const generated = enc.generate(seq, { maxNewTokens: n });
+    for (let i = 0; i < n; i++) {
+      const logits = enc.logits(seq, { causal: true }).subarray((seq.length - 1) * V);
+      expect([i, generated[i]]).toEqual([i, logits.indexOf(Math.max(...logits))]);
+      seq.push(generated[i]);
+    }
+    enc.dispose();
+  });
+});
+
+// ---------------------------------------------------------------- against torch
+
+// tools/train/decode_fixtures.py writes torch's own KV-cache generation on the
+// committed models: per case the prompt, the tokens generated greedily and
+// the logits each was chosen from; dynamic NTK in transformers' semantics
+// ('cache') and recomputed from scratch at each step ('recompute').
+const FIXTURES = fs.readdirSync(new URL('tests/fixtures/models/', root)).filter((f) => /^decode-.*\.safetensors$/.test(f));
+
+describe('against torch: KV-cache greedy generation (tests/fixtures/models/decode-*.safetensors)', () => {
+  if (FIXTURES.length === 0) {
+    test.skip('no fixtures yet: tools/train/decode_fixtures.py writes them', () => {});
+    return;
+  }
+  const cases = FIXTURES.flatMap((file) => {
+    const { tensors, metadata } = posenc.readSafetensors(read(`tests/fixtures/models/${file}`));
+    return Object.entries(JSON.parse(metadata['posenc.cases'])).map(([name, about]) => [`${file} ${name}`, name, about, tensors]);
+  });
+  test.each(cases)('%s: logits within 1e-4 of torch\'s at every step, the same tokens', (label, name, about, tensors) => {
+    const bytes = read(about.model);
+    const options = { weights: bytes, keepAttention: false };
+    if (about.scaling) {
+      const own = JSON.parse(posenc.readSafetensors(bytes).metadata['posenc.config']);
+      options.positional = { ...own.positional, scaling: about.scaling };
+    }
+    const enc = posenc.createEncoder(options);
+    const prompt = Array.from(tensors[`prompt.${name}`].data);
+    const generated = Array.from(tensors[`generated.${name}`].data);
+    const torch = tensors[`logits.${name}`].data;
+    const V = enc.config.vocabSize;
+    const rows = [];
+    if (about.dynamic === 'recompute') {
+      const seq = [...prompt];
+      for (const t of generated) {
+        rows.push(enc.logits(seq, { causal: true }).slice((seq.length - 1) * V));
+        seq.push(t);
+      }
+    } else {
+      const d = enc.decoder();
+      rows.push(d.feed(prompt));
+      for (const t of generated.slice(0, -1)) rows.push(d.feed(t));
+      d.dispose();
+      expect(Array.from(enc.generate(prompt, { maxNewTokens: generated.length }))).toEqual(generated);
+    }
+    const worst = Math.max(...rows.map((row, i) => rowError(row, torch.subarray(i * V, (i + 1) * V))));
+    errors[`torch ${label}`] = worst;
+    expect(worst).toBeLessThanOrEqual(1e-4);
+    enc.dispose();
+  });
+});
