@@ -25,6 +25,14 @@ const LAYERS = 4;
 // sequences per n as the page's note states it: all up to 64, half at 96 and 128, a third beyond
 const countsFor = (perN) => EVAL_NS.map((n) => (n <= 64 ? perN : Math.ceil(perN / (n <= 128 ? 2 : 3))));
 
+const manifest = JSON.parse(readFileSync(new URL('../../web/models/manifest.json', import.meta.url)));
+/** A scheme's band, from the manifest's per-seed records: the lowest and highest score per n. */
+function seedRange(scheme, field) {
+  const { seeds } = manifest.models.find((m) => m.scheme === scheme);
+  const at = (n) => seeds.map((r) => r.accuracy[n][field]);
+  return { lo: EVAL_NS.map((n) => Math.min(...at(n))), hi: EVAL_NS.map((n) => Math.max(...at(n))) };
+}
+
 const bytes = Object.fromEntries(SCHEMES.map((s) => [s, readFileSync(new URL(`../../web/models/copy-${s}.safetensors`, import.meta.url))]));
 const ownConfig = (scheme) => JSON.parse(posenc.readSafetensors(bytes[scheme]).metadata['posenc.config']);
 
@@ -182,6 +190,33 @@ describe('accuracy against n, scored live', () => {
     expect(await checkPoints(page, defaultSeries(PALETTE))).toBeGreaterThanOrEqual(20);
   });
 
+  test("under each curve the band of its scheme over the three training seeds: the manifest's lowest to highest, drawn", async () => {
+    await page.waitForFunction(() => JSON.parse(document.querySelector('[data-view="train"] canvas.plot').dataset.series).every((x) => x.band));
+    const geo = await page.$eval('[data-view="train"] canvas.plot', (c) => ({
+      plot: c.dataset.plot.split(',').map(Number), pad: Number(c.dataset.xPad), xMax: Number(c.dataset.xMax), yMax: Number(c.dataset.yMax),
+      series: JSON.parse(c.dataset.series),
+    }));
+    expect(manifest.models.every((m) => m.seeds.length === 3)).toBe(true);
+    expect(geo.series.map((x) => x.band)).toEqual(SCHEMES.map((s) => seedRange(s, 'tokenAccuracy')));
+    // drawn: midway between two n past the training range, in the middle of the widest band
+    // there that no curve crosses, the pixel is tinted against the empty plot above 100%
+    const [px, py, pw, ph] = geo.plot;
+    const xAt = (i) => px + geo.pad + (i / geo.xMax) * (pw - 2 * geo.pad);
+    const yAt = (v) => py + (1 - v / geo.yMax) * ph;
+    const mid = (a, i) => (a[i] + a[i + 1]) / 2;
+    const curves = SCHEMES.map((s) => reference[s].map((r) => r.tokenAccuracy));
+    const spots = geo.series.flatMap((x, k) => EVAL_NS.slice(2, -1).map((_, j) => {
+      const i = j + 2;
+      const v = (mid(x.band.lo, i) + mid(x.band.hi, i)) / 2;
+      return { k, i, v, height: mid(x.band.hi, i) - mid(x.band.lo, i), clear: curves.every((c) => Math.abs(yAt(mid(c, i)) - yAt(v)) > 6) };
+    })).filter((t) => t.clear && yAt(t.v - t.height / 2) - yAt(t.v + t.height / 2) > 8).sort((a, b) => b.height - a.height);
+    expect(spots.length).toBeGreaterThan(0);
+    const { k, i, v } = spots[0];
+    const x = Math.floor((xAt(i) + xAt(i + 1)) / 2);
+    const { pixels } = await readPixels(page, 'train', [[x, Math.floor(yAt(v))], [x, Math.floor(yAt(1.035))]], { relative: false });
+    expect([SCHEMES[k], EVAL_NS[i], dist(pixels[0], pixels[1]) > 10]).toEqual([SCHEMES[k], EVAL_NS[i], true]);
+  });
+
   test('the JSON download is the same ratios, exactly; the read-out names every scheme at an n', async () => {
     const [d] = await Promise.all([page.waitForEvent('download'), page.click('[data-view="train"] [data-download="json"]')]);
     const j = JSON.parse(readFileSync(await d.path()));
@@ -189,6 +224,14 @@ describe('accuracy against n, scored live', () => {
     expect(j.columns).toEqual(EVAL_NS.map((n) => `n=${n}`));
     // downloads carry float32, as every view's: the ratios rounded once
     const f32 = (values) => values.map(Math.fround);
+    // the bands follow the scores: per scheme token accuracy and greedy exact match over the seeds
+    SCHEMES.forEach((s, k) => {
+      const at = 24 + 4 * k;
+      const token = seedRange(s, 'tokenAccuracy');
+      const greedy = seedRange(s, 'greedyExactMatch');
+      expect(j.rowLabels.slice(at, at + 4)).toEqual(['tokenAccuracy:seeds min', 'tokenAccuracy:seeds max', 'greedyExactMatch:seeds min', 'greedyExactMatch:seeds max'].map((l) => `${s}:${l}`));
+      expect(j.values.slice(at, at + 4)).toEqual([token.lo, token.hi, greedy.lo, greedy.hi].map(f32));
+    });
     SCHEMES.forEach((s, k) => {
       expect([j.rowLabels[3 * k], f32(j.values[3 * k])]).toEqual([`${s}:tokenAccuracy`, f32(reference[s].map((r) => r.tokenAccuracy))]);
       expect([j.rowLabels[3 * k + 1], f32(j.values[3 * k + 1])]).toEqual([`${s}:exactMatch`, f32(reference[s].map((r) => r.exactMatch))]);
@@ -265,6 +308,8 @@ describe('accuracy against n, scored live', () => {
     });
     // the schemes mostly share their points (all 100% in range, 0% far out): at least the top disk per n
     expect(await checkPoints(page, expected)).toBeGreaterThanOrEqual(EVAL_NS.length);
+    const bands = await page.$eval('[data-view="train"] canvas.plot', (c) => JSON.parse(c.dataset.series).map((x) => x.band));
+    expect(bands).toEqual(SCHEMES.map((s) => seedRange(s, 'greedyExactMatch')));
     // both: the teacher-forced points (kept from before) with disks, greedy dotted beside them; nothing scored again
     await setControls(page, 'train', { score: 'both' });
     await evaluated();
