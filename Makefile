@@ -289,18 +289,22 @@ bench: deps wasm js build/bench/probes.wasm bench-ort
 
 # ---------------------------------------------------------------- models
 # The copy-task models of web/models/ (tools/train/README.md): one per
-# positional scheme, trained with Debian's PyTorch (CPU) on 2 threads. Not part
-# of `make test`: the trained files are committed and tests/models.test.js
-# checks them. OpenBLAS comes with torch: without it torch's matrix products
-# use the reference BLAS, ~18x slower.
+# positional scheme, identical but for it, each trained on seeds 1..SEEDS with
+# Debian's PyTorch (CPU) on 2 threads; the page's files are seed 1's, the
+# manifest has every seed's scores. SEEDS=1 retrains only the page's models
+# (the manifest keeps the other seeds' figures when the recipe is unchanged).
+# Not part of `make test`: the trained files are committed and
+# tests/models.test.js checks them. OpenBLAS comes with torch: without it
+# torch's matrix products use the reference BLAS, ~18x slower.
 TORCH_PYTHON ?= /usr/bin/python3
+SEEDS        ?= 3
 MULTIARCH    := $(shell uname -m)-linux-gnu
 
 .PHONY: models
 models:
 	$(call apt_install,torch,python3-torch,test -e /usr/lib/python3/dist-packages/torch/__init__.py)
 	$(call apt_install,libopenblas.so.0,libopenblas0-pthread,test -e /usr/lib/$(MULTIARCH)/openblas-pthread/libopenblas.so.0)
-	$(TORCH_PYTHON) tools/train/make_models.py --threads 2
+	$(TORCH_PYTHON) tools/train/make_models.py --threads 2 --seeds $(SEEDS)
 
 # ---------------------------------------------------------------- reference fixtures
 # tests/fixtures/reference-torch/: the reference implementations (transformers,

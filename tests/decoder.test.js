@@ -532,10 +532,10 @@ describe("the copy-task models of web/models/ (whichever are committed): n = 48,
 const FIXTURES = fs.readdirSync(new URL('tests/fixtures/models/', root)).filter((f) => /^decode-.*\.safetensors$/.test(f));
 
 describe('against torch: KV-cache greedy generation (tests/fixtures/models/decode-*.safetensors)', () => {
-  if (FIXTURES.length === 0) {
-    test.skip('no fixtures yet: tools/train/decode_fixtures.py writes them', () => {});
-    return;
-  }
+  test('one fixture per scheme and one of RoPE scaling are committed (tools/train/decode_fixtures.py)', () => {
+    const schemes = ['none', 'learned', 'sinusoidal', 'rope', 'alibi', 't5'];
+    expect([...FIXTURES].sort()).toEqual([...schemes, 'rope-scaled'].map((s) => `decode-${s}.safetensors`).sort());
+  });
   const cases = FIXTURES.flatMap((file) => {
     const { tensors, metadata } = posenc.readSafetensors(read(`tests/fixtures/models/${file}`));
     return Object.entries(JSON.parse(metadata['posenc.cases'])).map(([name, about]) => [`${file} ${name}`, name, about, tensors]);

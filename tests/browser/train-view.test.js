@@ -20,9 +20,18 @@ import { posencEncoder as posenc } from '../helpers.js';
 import { launch, openPage, cellSpan, readPixels, setControls, draws, redrawn, frames, SCREENSHOTS } from './chromium.js';
 
 const SCHEMES = ['none', 'learned', 'sinusoidal', 'rope', 'alibi', 't5'];
-const LAYERS = { none: 4, learned: 2, sinusoidal: 2, rope: 2, alibi: 4, t5: 2 };
+// every model has four layers of 4 heads: only the positional scheme differs (tools/train/recipes.py)
+const LAYERS = 4;
 // sequences per n as the page's note states it: all up to 64, half at 96 and 128, a third beyond
 const countsFor = (perN) => EVAL_NS.map((n) => (n <= 64 ? perN : Math.ceil(perN / (n <= 128 ? 2 : 3))));
+
+const manifest = JSON.parse(readFileSync(new URL('../../web/models/manifest.json', import.meta.url)));
+/** A scheme's band, from the manifest's per-seed records: the lowest and highest score per n. */
+function seedRange(scheme, field) {
+  const { seeds } = manifest.models.find((m) => m.scheme === scheme);
+  const at = (n) => seeds.map((r) => r.accuracy[n][field]);
+  return { lo: EVAL_NS.map((n) => Math.min(...at(n))), hi: EVAL_NS.map((n) => Math.max(...at(n))) };
+}
 
 const bytes = Object.fromEntries(SCHEMES.map((s) => [s, readFileSync(new URL(`../../web/models/copy-${s}.safetensors`, import.meta.url))]));
 const ownConfig = (scheme) => JSON.parse(posenc.readSafetensors(bytes[scheme]).metadata['posenc.config']);
@@ -123,7 +132,11 @@ async function checkPoints(p, expected) {
 
 const panels = (p = page) => p.$eval('[data-view="copyattn"] canvas.plot', (c) => JSON.parse(c.dataset.panels));
 const strip = (p = page) => p.$eval('[data-view="copyattn"] canvas.plot', (c) => JSON.parse(c.dataset.strip));
-const loaded = (p, n) => p.waitForFunction((k) => JSON.parse(document.querySelector('[data-view="copyattn"] canvas.plot').dataset.panels || '[]').length === k, n);
+/** Waits until the attention view shows `scheme`'s model: its name on the canvas, one panel per layer and head. */
+const loaded = (p, scheme) => p.waitForFunction(([k, count]) => {
+  const c = document.querySelector('[data-view="copyattn"] canvas.plot');
+  return c.dataset.scheme === k && JSON.parse(c.dataset.panels || '[]').length === count;
+}, [scheme, LAYERS * 4]);
 
 /** Samples each panel and compares the inverted colours with ref's attention; the worst error in colour steps. */
 async function worstPanelError(ref, n = 6) {
@@ -182,6 +195,33 @@ describe('accuracy against n, scored live', () => {
     expect(await checkPoints(page, defaultSeries(PALETTE))).toBeGreaterThanOrEqual(20);
   });
 
+  test("under each curve the band of its scheme over the three training seeds: the manifest's lowest to highest, drawn", async () => {
+    await page.waitForFunction(() => JSON.parse(document.querySelector('[data-view="train"] canvas.plot').dataset.series).every((x) => x.band));
+    const geo = await page.$eval('[data-view="train"] canvas.plot', (c) => ({
+      plot: c.dataset.plot.split(',').map(Number), pad: Number(c.dataset.xPad), xMax: Number(c.dataset.xMax), yMax: Number(c.dataset.yMax),
+      series: JSON.parse(c.dataset.series),
+    }));
+    expect(manifest.models.every((m) => m.seeds.length === 3)).toBe(true);
+    expect(geo.series.map((x) => x.band)).toEqual(SCHEMES.map((s) => seedRange(s, 'tokenAccuracy')));
+    // drawn: midway between two n past the training range, in the middle of the widest band
+    // there that no curve crosses, the pixel is tinted against the empty plot above 100%
+    const [px, py, pw, ph] = geo.plot;
+    const xAt = (i) => px + geo.pad + (i / geo.xMax) * (pw - 2 * geo.pad);
+    const yAt = (v) => py + (1 - v / geo.yMax) * ph;
+    const mid = (a, i) => (a[i] + a[i + 1]) / 2;
+    const curves = SCHEMES.map((s) => reference[s].map((r) => r.tokenAccuracy));
+    const spots = geo.series.flatMap((x, k) => EVAL_NS.slice(2, -1).map((_, j) => {
+      const i = j + 2;
+      const v = (mid(x.band.lo, i) + mid(x.band.hi, i)) / 2;
+      return { k, i, v, height: mid(x.band.hi, i) - mid(x.band.lo, i), clear: curves.every((c) => Math.abs(yAt(mid(c, i)) - yAt(v)) > 6) };
+    })).filter((t) => t.clear && yAt(t.v - t.height / 2) - yAt(t.v + t.height / 2) > 8).sort((a, b) => b.height - a.height);
+    expect(spots.length).toBeGreaterThan(0);
+    const { k, i, v } = spots[0];
+    const x = Math.floor((xAt(i) + xAt(i + 1)) / 2);
+    const { pixels } = await readPixels(page, 'train', [[x, Math.floor(yAt(v))], [x, Math.floor(yAt(1.035))]], { relative: false });
+    expect([SCHEMES[k], EVAL_NS[i], dist(pixels[0], pixels[1]) > 10]).toEqual([SCHEMES[k], EVAL_NS[i], true]);
+  });
+
   test('the JSON download is the same ratios, exactly; the read-out names every scheme at an n', async () => {
     const [d] = await Promise.all([page.waitForEvent('download'), page.click('[data-view="train"] [data-download="json"]')]);
     const j = JSON.parse(readFileSync(await d.path()));
@@ -189,6 +229,14 @@ describe('accuracy against n, scored live', () => {
     expect(j.columns).toEqual(EVAL_NS.map((n) => `n=${n}`));
     // downloads carry float32, as every view's: the ratios rounded once
     const f32 = (values) => values.map(Math.fround);
+    // the bands follow the scores: per scheme token accuracy and greedy exact match over the seeds
+    SCHEMES.forEach((s, k) => {
+      const at = 24 + 4 * k;
+      const token = seedRange(s, 'tokenAccuracy');
+      const greedy = seedRange(s, 'greedyExactMatch');
+      expect(j.rowLabels.slice(at, at + 4)).toEqual(['tokenAccuracy:seeds min', 'tokenAccuracy:seeds max', 'greedyExactMatch:seeds min', 'greedyExactMatch:seeds max'].map((l) => `${s}:${l}`));
+      expect(j.values.slice(at, at + 4).map(f32)).toEqual([token.lo, token.hi, greedy.lo, greedy.hi].map(f32));
+    });
     SCHEMES.forEach((s, k) => {
       expect([j.rowLabels[3 * k], f32(j.values[3 * k])]).toEqual([`${s}:tokenAccuracy`, f32(reference[s].map((r) => r.tokenAccuracy))]);
       expect([j.rowLabels[3 * k + 1], f32(j.values[3 * k + 1])]).toEqual([`${s}:exactMatch`, f32(reference[s].map((r) => r.exactMatch))]);
@@ -212,7 +260,8 @@ describe('accuracy against n, scored live', () => {
     const expected = [...defaultSeries(PALETTE), { label: 'RoPE, YaRN ×4', values: yarn.map((r) => r.tokenAccuracy) }];
     expected[3].label = 'RoPE, unscaled';
     const series = await page.$eval('[data-view="train"] canvas.plot', (c) => JSON.parse(c.dataset.series));
-    expect(series[6]).toEqual({ label: 'RoPE, YaRN ×4', color: PALETTE[3], markers: true });
+    // a band is the trained models' spread: the scaled curve has none
+    expect(series[6]).toEqual({ label: 'RoPE, YaRN ×4', color: PALETTE[3], markers: true, band: null });
     expect(series[3].markers).toBe(false);
     expect(await checkPoints(page, expected)).toBeGreaterThanOrEqual(20);
     // only RoPE's scaled curve was asked for: 9 new points of 63
@@ -265,6 +314,8 @@ describe('accuracy against n, scored live', () => {
     });
     // the schemes mostly share their points (all 100% in range, 0% far out): at least the top disk per n
     expect(await checkPoints(page, expected)).toBeGreaterThanOrEqual(EVAL_NS.length);
+    const bands = await page.$eval('[data-view="train"] canvas.plot', (c) => JSON.parse(c.dataset.series).map((x) => x.band));
+    expect(bands).toEqual(SCHEMES.map((s) => seedRange(s, 'greedyExactMatch')));
     // both: the teacher-forced points (kept from before) with disks, greedy dotted beside them; nothing scored again
     await setControls(page, 'train', { score: 'both' });
     await evaluated();
@@ -315,15 +366,15 @@ describe('accuracy against n, scored live', () => {
 });
 
 describe('attention of a trained model on a typed or random sequence', () => {
-  test('one panel per layer and head (RoPE: 2 x 4), each the attention posenc gives in Node; the strip is copyCorrect', async () => {
-    await loaded(page, 8);
+  test('one panel per layer and head (RoPE: 4 x 4), each the attention posenc gives in Node; the strip is copyCorrect', async () => {
+    await loaded(page, 'rope');
     const ref = attention('rope', 'deadbeefcafebabe');
     const ps = await panels();
-    expect(ps.map((p) => `${p.layer}:${p.head}`)).toEqual(['0:0', '0:1', '0:2', '0:3', '1:0', '1:1', '1:2', '1:3']);
+    expect(ps.map((p) => `${p.layer}:${p.head}`)).toEqual(Array.from({ length: LAYERS * 4 }, (_, i) => `${Math.floor(i / 4)}:${i % 4}`));
     expect(await worstPanelError(ref)).toBeLessThanOrEqual(0.5 + 1e-4);
     await checkStrip(page, ref);
-    // a previous-token head in the first layer and an induction head in the last are there to
-    // see (as docs/models.md says): read on the page's pixels
+    // a previous-token head in the first layer and an induction head in a later one are there
+    // to see (as docs/models.md says): read on the page's pixels
     const { L } = ref;
     const n = 16;
     const centre = (p, i, j) => [p.x + Math.floor(((j + 0.5) * p.w) / L), p.y + Math.floor(((i + 0.5) * p.w) / L)];
@@ -336,7 +387,7 @@ describe('attention of a trained model on a typed or random sequence', () => {
     let induction = 0;
     for (const p of ps) {
       if (p.layer === 0) prev = Math.max(prev, await mean(p, diag(p, 1, 1)));
-      if (p.layer === ref.layers - 1) induction = Math.max(induction, await mean(p, diag(p, n, n + 1).slice(0, n)));
+      if (p.layer > 0) induction = Math.max(induction, await mean(p, diag(p, n, n + 1).slice(0, n)));
     }
     expect(prev).toBeGreaterThan(0.35);
     expect(induction).toBeGreaterThan(0.75);
@@ -383,7 +434,7 @@ describe('attention of a trained model on a typed or random sequence', () => {
 
   test('ALiBi has 4 x 4 panels; a random draw of n = 100 (past training) writes the sequence and the URL, and the strip follows', async () => {
     await setControls(page, 'copyattn', { scheme: 'alibi' });
-    await loaded(page, 16);
+    await loaded(page, 'alibi');
     expect(query().get('copyattn.scheme')).toBe('alibi');
     await setControls(page, 'copyattn', { n: 100 });
     const before = await draws(page, 'copyattn');
@@ -393,7 +444,7 @@ describe('attention of a trained model on a typed or random sequence', () => {
     expect(symbols).toMatch(/^[a-p]{100}$/);
     expect(query().get('copyattn.symbols')).toBe(symbols);
     const ref = attention('alibi', symbols);
-    expect(ref.layers * ref.heads).toBe(LAYERS.alibi * 4);
+    expect(ref.layers * ref.heads).toBe(LAYERS * 4);
     await checkStrip(page, ref);
     expect(await worstPanelError(ref, 4)).toBeLessThanOrEqual(0.5 + 1e-3);
     expect(await page.$eval('[data-view="copyattn"] .readout', (e) => e.textContent)).not.toMatch(/NaN|undefined/);
@@ -404,7 +455,7 @@ describe('attention of a trained model on a typed or random sequence', () => {
     const p = own.page;
     try {
       await evaluated(p); // the workers hold their models: from here only the attention view fetches
-      await loaded(p, 8);
+      await loaded(p, 'rope');
       const file = '**/models/copy-alibi.safetensors';
       await p.route(file, (r) => r.fulfill({ status: 404, body: 'gone' }));
       const error = () => p.$eval('[data-view="copyattn"] .error', (e) => (e.hidden ? null : e.textContent));
@@ -413,12 +464,12 @@ describe('attention of a trained model on a typed or random sequence', () => {
       expect(await error()).toBe('could not load /models/copy-alibi.safetensors: HTTP 404');
       // another model is not blocked by it
       await setControls(p, 'copyattn', { scheme: 'rope' });
-      await loaded(p, 8);
+      await loaded(p, 'rope');
       expect(await error()).toBe(null);
       // asked for again, the file is fetched again, and now it loads: 4 layers x 4 heads
       await p.unroute(file);
       await p.selectOption('[data-view="copyattn"] [name="scheme"]', 'alibi');
-      await loaded(p, 16);
+      await loaded(p, 'alibi');
       expect(await error()).toBe(null);
       // the failed fetch (and Chromium's console line about it) is the only problem the page had
       expect(own.problems.filter((m) => !m.includes('copy-alibi.safetensors') && !m.includes('status of 404'))).toEqual([]);
@@ -488,7 +539,7 @@ describe('other widths and themes', () => {
       const expected = [...defaultSeries(PALETTE), { label: 'RoPE, dynamic NTK ×4', values: dynamic.map((r) => r.tokenAccuracy) }];
       expected[3].label = 'RoPE, unscaled';
       expect(await checkPoints(narrow.page, expected)).toBeGreaterThanOrEqual(18);
-      await loaded(narrow.page, 16);
+      await loaded(narrow.page, 'none');
       const c = await narrow.page.$eval('[data-view="copyattn"] canvas.plot', (e) => ({ panels: JSON.parse(e.dataset.panels), strip: JSON.parse(e.dataset.strip), w: e.width, h: e.height }));
       for (const p of [...c.panels, c.strip]) expect([p.x + p.w <= c.w, p.y + p.h <= c.h, p.w >= 16]).toEqual([true, true, true]);
       await checkStrip(narrow.page, attention('none', 'deadbeefcafebabe'));

@@ -1,7 +1,9 @@
 """The training loop: AdamW with linear warmup and cosine decay, gradient
 clipping, cross-entropy on the copied symbols only, each batch mixing lengths
-(n drawn per sequence). Seeded: torch.manual_seed for the initialisation, a
-torch.Generator for the batches."""
+(n drawn per sequence). Seeded by three torch.Generators derived from the
+recipe's seed: one for the parameters every scheme shares, one for the
+scheme's own positional parameters, one for the batches. So for a given seed
+every scheme starts from the same shared weights and sees the same batches."""
 import math
 import time
 
@@ -34,28 +36,44 @@ def learning_rate(step, recipe):
     return recipe["lr"] * (recipe["min_lr_ratio"] + (1 - recipe["min_lr_ratio"]) * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
+POSITIONAL_PARAMETERS = ("pos_embed.weight", "relative_attention_bias.weight")
+
+
+def seeds_of(seed):
+    """The generator seeds of one training seed: (shared weights, positional
+    parameters, batches)."""
+    return seed, 1000 + seed, 2000 + seed
+
+
+@torch.no_grad()
 def init_weights(model, recipe):
     """Embeddings N(0, 1/d) (so that E * sqrt(d) has unit scale, like the
     sinusoidal table); linear weights N(0, 0.02) (GPT-2), the residual
     outputs (out_proj, linear2) scaled by 1/sqrt(2 layers) (GPT-2), biases 0;
-    learned positions N(0, recipe['pos_std'])."""
+    learned positions N(0, recipe['pos_std']), the T5 bias table 0. The
+    shared parameters draw from their own generator, in the same order for
+    every scheme, so they start equal across schemes."""
     d = model.config["dModel"]
+    shared_seed, positional_seed, _ = seeds_of(recipe["seed"])
+    shared = torch.Generator().manual_seed(shared_seed)
+    positional = torch.Generator().manual_seed(positional_seed)
+    normal = lambda p, std, g: p.copy_(torch.randn(p.shape, generator=g) * std)
     for name, p in model.named_parameters():
-        if name == "embed.weight":
-            torch.nn.init.normal_(p, std=d ** -0.5)
-        elif name == "pos_embed.weight":
-            torch.nn.init.normal_(p, std=recipe["pos_std"])
+        if name == "pos_embed.weight":
+            normal(p, recipe["pos_std"], positional)
         elif name == "relative_attention_bias.weight":
-            torch.nn.init.zeros_(p)
+            p.zero_()
+        elif name == "embed.weight":
+            normal(p, d ** -0.5, shared)
         elif name.endswith("norm1.weight") or name.endswith("norm2.weight") or name == "norm.weight":
-            torch.nn.init.ones_(p)
+            p.fill_(1)
         elif name.endswith(".bias"):
-            torch.nn.init.zeros_(p)
+            p.zero_()
         else:
             std = recipe["init_std"]
             if name.endswith("out_proj.weight") or name.endswith("linear2.weight"):
                 std /= math.sqrt(2 * model.config["layers"])
-            torch.nn.init.normal_(p, std=std)
+            normal(p, std, shared)
 
 
 def param_groups(model, weight_decay):
@@ -72,8 +90,7 @@ def param_groups(model, weight_decay):
 def train(config, recipe, log=print):
     """Trains a CopyDecoder; returns (model, final loss, wall seconds, CPU
     seconds of all its threads, history)."""
-    torch.manual_seed(recipe["seed"])
-    generator = torch.Generator().manual_seed(recipe["seed"] + 1)
+    generator = torch.Generator().manual_seed(seeds_of(recipe["seed"])[2])
     model = CopyDecoder(config)
     init_weights(model, recipe)
     optimizer = torch.optim.AdamW(param_groups(model, recipe["weight_decay"]), lr=recipe["lr"],
@@ -84,10 +101,17 @@ def train(config, recipe, log=print):
         for group in optimizer.param_groups:
             group["lr"] = learning_rate(step, recipe)
         ns = sample_lengths(recipe["batch"], curriculum_max_n(step, recipe), generator)
-        tokens, targets, mask = train_batch(ns, generator)
-        logits = model(tokens)
-        losses = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction="none")
-        loss = (losses * mask.flatten()).sum() / mask.sum()
+        # Longest first, in `chunks` groups each padded to its own longest:
+        # one padded batch would spend about half its tokens on padding.
+        ns.sort(reverse=True)
+        size = -(-len(ns) // recipe["chunks"])
+        total, copies = 0.0, 0
+        for i in range(0, len(ns), size):
+            tokens, targets, mask = train_batch(ns[i:i + size], generator)
+            losses = F.cross_entropy(model(tokens).flatten(0, 1), targets.flatten(), reduction="none")
+            total = total + (losses * mask.flatten()).sum()
+            copies += sum(ns[i:i + size])
+        loss = total / copies  # the mean over every copied symbol of the batch
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), recipe["clip"])

@@ -1,6 +1,7 @@
 // accuracy-plot.js: accuracy against the evaluation length n, one curve per
 // series, on a categorical x axis (the n values evenly spaced), with the
-// training range shaded and chance marked. Each computed point is a disk on a
+// training range shaded and chance marked, and a series' band (a range per
+// n) shaded under its line. Each computed point is a disk on a
 // ring of the background, so its centre pixel has the series' colour even
 // where lines cross it. The geometry is recorded on the canvas (data-plot,
 // data-x-min/max = category indices, data-x-pad, data-y-min/max,
@@ -11,7 +12,8 @@ export const Y_MAX = 1.05; // room above 100% for the disks
 export const RADIUS = 3.5; // CSS px
 
 /**
- * ns: the n values; series: [{ label, color, values: (number | undefined)[] per n, dash?, markers? }];
+ * ns: the n values; series: [{ label, color, values: (number | undefined)[] per n, dash?, markers?,
+ * band?: { lo: number[], hi: number[] } per n }];
  * trainMax: the last trained n; chance: the chance level; yLabel: the score (default 'token accuracy').
  * Returns { plot (device px), xAt(i), xOf(px) (CSS px) }.
  */
@@ -82,10 +84,22 @@ export function drawAccuracy(ctx, t, size, { ns, series, trainMax, chance, title
   ctx.textBaseline = 'middle';
   ctx.fillText(narrow ? `trained n ≤ ${trainMax}` : `trained on n ≤ ${trainMax}`, css.x + 4, yAt(0.5));
 
-  // the lines, clipped to the plot (the disks come after the axes)
+  // the lines, clipped to the plot (the disks come after the axes); under them each
+  // series' band, from band.lo to band.hi per n, translucent in the series' colour
   ctx.beginPath();
   ctx.rect(css.x, css.y, css.w, css.h);
   ctx.clip();
+  ctx.globalAlpha = t.dark ? 0.22 : 0.14;
+  for (const s of series) {
+    if (!s.band) continue;
+    ctx.fillStyle = s.color;
+    ctx.beginPath();
+    s.band.hi.forEach((v, i) => ctx.lineTo(xAt(i), yAt(v)));
+    for (let i = s.band.lo.length - 1; i >= 0; i--) ctx.lineTo(xAt(i), yAt(s.band.lo[i]));
+    ctx.closePath();
+    ctx.fill();
+  }
+  ctx.globalAlpha = 1;
   ctx.lineJoin = 'round';
   for (const s of series) {
     ctx.strokeStyle = s.color;
@@ -160,7 +174,7 @@ export function drawAccuracy(ctx, t, size, { ns, series, trainMax, chance, title
 
   Object.assign(ctx.canvas.dataset, {
     xMin: 0, xMax: last, xPad: String(pad * dpr), yMin: 0, yMax: Y_MAX,
-    series: JSON.stringify(series.map((s) => ({ label: s.label, color: s.color, markers: s.markers !== false }))),
+    series: JSON.stringify(series.map((s) => ({ label: s.label, color: s.color, markers: s.markers !== false, band: s.band ?? null }))),
   });
   return { plot, xAt, xOf: (px) => ((px - css.x - pad) / (css.w - 2 * pad)) * last };
 }

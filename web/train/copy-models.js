@@ -1,6 +1,7 @@
 // train/copy-models.js: the six trained copy-task models of web/models/ as the
 // page and its worker use them: names, the files, the sequence counts per n,
-// and RoPE scaling merged into a model's own options. No posenc import: the
+// RoPE scaling merged into a model's own options, and the manifest's figures
+// over the training seeds. No posenc import: the
 // caller passes its posenc (the page's, or the worker's).
 
 export const SCHEMES = Object.freeze(['none', 'learned', 'sinusoidal', 'rope', 'alibi', 't5']);
@@ -61,4 +62,23 @@ export function loadModel(scheme) {
     loads.set(scheme, p);
   }
   return loads.get(scheme);
+}
+
+let spread = null;
+/**
+ * The spread over training seeds, from web/models/manifest.json (fetched once):
+ * scheme -> { seeds: [1, 2, 3], overSeeds: { [n]: { [score]: { mean, min, max } } } },
+ * torch's figures on every evaluation sequence of the manifest.
+ */
+export function loadSpread() {
+  if (!spread) {
+    const url = new URL('../models/manifest.json', import.meta.url);
+    spread = fetch(url).then(async (r) => {
+      if (!r.ok) throw new Error(`could not load ${url.pathname}: HTTP ${r.status}`);
+      const { models } = await r.json();
+      return Object.fromEntries(models.map((m) => [m.scheme, { seeds: m.seeds.map((x) => x.seed), overSeeds: m.overSeeds }]));
+    });
+    spread.catch(() => (spread = null)); // a failed fetch may be retried
+  }
+  return spread;
 }

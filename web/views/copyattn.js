@@ -10,7 +10,8 @@
 //
 // Colours: probabilities on the warm half of the page's coolwarm map (0 = the
 // neutral grey, 1 = full red), as the attention view above. canvas.dataset.panels
-// records each panel's rectangle (device px), layer and head; dataset.strip the
+// records each panel's rectangle (device px), layer and head, dataset.scheme whose
+// model they show; dataset.strip the
 // strip's rectangle and, per copied symbol, right (1) or wrong (0).
 import { int, choice } from '../state.js';
 import { BOS, SEP, copySequence, copyCorrect } from '../models/copy-task.js';
@@ -132,6 +133,7 @@ export default {
       ctx.font = `13px ${t.font}`;
       ctx.fillText(`Loading the ${NAMES[s.scheme]} model…`, 12, 24);
       ctx.canvas.dataset.panels = '[]';
+      ctx.canvas.dataset.scheme = '';
       const plot = { x: 0, y: 0, w: 1, h: 1 };
       return { plot, rows: 1, cols: 1, min: 0, max: 1, cellAt: () => null, describe: () => '' };
     }
@@ -197,6 +199,7 @@ export default {
     ctx.restore();
 
     ctx.canvas.dataset.panels = JSON.stringify(panels);
+    ctx.canvas.dataset.scheme = s.scheme;
     ctx.canvas.dataset.strip = JSON.stringify({ ...strip, n, correct: correct.map(Number), colors });
     return {
       plot: first, panels, rows: L, cols: L, min: -1, max: 1,

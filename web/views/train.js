@@ -6,10 +6,12 @@
 // inference (linear, dynamic NTK, YaRN), the unscaled curve left dashed. The
 // score drawn is teacher-forced token accuracy, greedy exact match (each
 // sequence generated with the KV cache, Kazemnejad et al. 2023's measure), or
-// both (greedy dotted).
+// both (greedy dotted). Under each scheme's curve a band spans the lowest to
+// the highest figure over the three training seeds (torch's, on every
+// evaluation sequence: models/manifest.json); the curves are seed 1's models.
 import { int, num, choice } from '../state.js';
 import { EVAL_NS, VOCAB_SIZE } from '../models/copy-task.js';
-import { SCHEMES, NAMES, SCALINGS, TRAIN_MAX_N, ropeScaling, sequencesAt } from '../train/copy-models.js';
+import { SCHEMES, NAMES, SCALINGS, TRAIN_MAX_N, loadSpread, ropeScaling, sequencesAt } from '../train/copy-models.js';
 import { createEvaluator } from '../train/client.js';
 import { drawAccuracy } from '../draw/accuracy-plot.js';
 import { PALETTE, PALETTE_DARK } from '../draw/lines.js';
@@ -26,6 +28,15 @@ const GREEDY_DASH = [2, 3];
 
 let ev = null;
 let section = null;
+let spread = null; // scheme -> the manifest's figures over seeds, once loaded
+let spreadError = null;
+
+/** The band of a scheme's score over the training seeds: { lo, hi } per n (null until loaded). */
+function bandOf(scheme, field) {
+  if (!spread) return null;
+  const over = spread[scheme].overSeeds;
+  return { lo: EVAL_NS.map((n) => over[n][field].min), hi: EVAL_NS.map((n) => over[n][field].max) };
+}
 
 /** The series the settings ask for: the six models, and RoPE scaled when a scaling is chosen. */
 function seriesOf(s) {
@@ -63,29 +74,41 @@ export default {
       showProgress();
       redraw();
     });
+    loadSpread().then((x) => {
+      spread = x;
+      redraw();
+    }, (e) => {
+      spreadError = e.message;
+      redraw();
+    });
   },
 
   /**
    * Rows per series: token accuracy, exact match and the sequences scored, one column per n; then
-   * greedy exact match per series; NaN where not scored (greedy: unless the score setting asks for it).
+   * greedy exact match per series; NaN where not scored (greedy: unless the score setting asks for it);
+   * then per scheme the lowest and highest token accuracy and greedy exact match over the training
+   * seeds (the bands; NaN until the manifest is loaded).
    */
   data(s) {
     const series = seriesOf(s);
+    const SPREAD = ['tokenAccuracy', 'greedyExactMatch'].flatMap((k) => ['min', 'max'].map((end) => ({ k, end })));
     const rows = [
       ...series.flatMap((x) => ['tokenAccuracy', 'exactMatch', 'count'].map((k) => ({ key: x.key, k }))),
       ...series.map((x) => ({ key: x.key, k: 'greedyExactMatch' })),
+      ...SCHEMES.flatMap((key) => SPREAD.map(({ k, end }) => ({ key, k, end }))),
     ];
     return {
       rows: rows.length, cols: EVAL_NS.length,
       read(r0, n, out) {
         for (let r = 0; r < n; r++) {
-          const { key, k } = rows[r0 + r];
+          const { key, k, end } = rows[r0 + r];
           const points = ev.points(key);
-          EVAL_NS.forEach((m, c) => (out[r * EVAL_NS.length + c] = points.get(m)?.[k] ?? NaN));
+          const over = spread?.[key].overSeeds;
+          EVAL_NS.forEach((m, c) => (out[r * EVAL_NS.length + c] = (end ? over?.[m][k][end] : points.get(m)?.[k]) ?? NaN));
         }
       },
       header: ['series:score', ...EVAL_NS.map((n) => `n=${n}`)],
-      rowLabel: (r) => `${rows[r].key}:${rows[r].k === 'count' ? 'sequences' : rows[r].k}`,
+      rowLabel: (r) => `${rows[r].key}:${rows[r].k === 'count' ? 'sequences' : rows[r].k}${rows[r].end ? `:seeds ${rows[r].end}` : ''}`,
     };
   },
 
@@ -95,6 +118,7 @@ export default {
     ev.want(series, s.seqs, score.measures);
     showProgress();
     if (ev.error) throw new Error(ev.error);
+    if (spreadError) throw new Error(spreadError);
     const palette = t.dark ? PALETTE_DARK : PALETTE;
     const scaled = series.length > SCHEMES.length;
     // one curve per series and measure: teacher-forced with disks; greedy with disks alone,
@@ -112,6 +136,8 @@ export default {
         values: EVAL_NS.map((n) => points.get(n)?.[field]),
         dash: beside ? GREEDY_DASH : plain ? [4, 3] : undefined,
         markers: !plain && !beside,
+        // the spread over seeds, under the unscaled model's curve of the first score drawn
+        band: x.scaling === null && !beside ? bandOf(x.scheme, field) : null,
       };
     }));
     const counts = [...new Set(EVAL_NS.map((n) => sequencesAt(n, s.seqs)))].join('/');
