@@ -15,6 +15,14 @@ static inline int checked_mul(size_t a, size_t b, size_t *out)
     return __builtin_mul_overflow(a, b, out);
 }
 
+/* *acc += a * b; returns 1 on overflow: a workspace or parameter count summed
+ * part by part. */
+static inline int checked_add_mul(size_t *acc, size_t a, size_t b)
+{
+    size_t p;
+    return checked_mul(a, b, &p) || __builtin_add_overflow(*acc, p, acc);
+}
+
 /* *out = a * b * c; returns 1 on overflow. A zero factor makes the product 0
  * even when a * b alone would overflow (an empty [heads][0][keys] bias). */
 static inline int checked_mul3(size_t a, size_t b, size_t c, size_t *out)

@@ -19,13 +19,6 @@ typedef struct plan {
     size_t act, inner, scores, bias_len, cache_len, work_len;
 } plan;
 
-/* *acc += a * b; 1 on overflow */
-static int add_mul(size_t *acc, size_t a, size_t b)
-{
-    size_t p;
-    return checked_mul(a, b, &p) || __builtin_add_overflow(*acc, p, acc);
-}
-
 static int make_plan(plan *p, const posenc_encoder_config *config, size_t max_length, size_t count)
 {
     int status;
@@ -46,14 +39,14 @@ static int make_plan(plan *p, const posenc_encoder_config *config, size_t max_le
     p->bias_len = 0;
     p->cache_len = 0;
     p->work_len = 0;
-    if (checked_mul(count, d, &p->act) || add_mul(&q, 1, p->act) || add_mul(&hidden, count, c->d_ff) ||
+    if (checked_mul(count, d, &p->act) || checked_add_mul(&q, 1, p->act) || checked_add_mul(&hidden, count, c->d_ff) ||
         checked_mul(count < NN_ATTEND_ROWS ? count : NN_ATTEND_ROWS, max_length, &p->scores) ||
         (stack_relative_bias(&p->m) && checked_mul(c->heads, max_length, &p->bias_len)) ||
         /* 2 * max_length would wrap a 32-bit size_t at max_length 2^31: the factor 2 is checked too */
         checked_mul3(c->layers, max_length, d, &plane) || checked_mul(plane, 2, &p->cache_len) ||
-        add_mul(&p->work_len, 3, p->act) ||
-        add_mul(&p->work_len, 1, q > hidden ? q : hidden) || add_mul(&p->work_len, 1, p->scores) ||
-        add_mul(&p->work_len, 1, p->bias_len))
+        checked_add_mul(&p->work_len, 3, p->act) ||
+        checked_add_mul(&p->work_len, 1, q > hidden ? q : hidden) || checked_add_mul(&p->work_len, 1, p->scores) ||
+        checked_add_mul(&p->work_len, 1, p->bias_len))
         return POSENC_ERR_SIZE_OVERFLOW;
     p->inner = q > hidden ? q : hidden;
     return POSENC_OK;
@@ -93,23 +86,10 @@ int posenc_decoder_feed(float *logits, size_t logits_len, const posenc_encoder_c
     if (count > max_length - length || logits_len < c->vocab_size || params_len < p.m.params_len ||
         cache_len < p.cache_len || work_len < p.work_len)
         return POSENC_ERR_BUFFER_TOO_SMALL;
-    for (size_t s = 0; s < count; s++)
-        if (tokens[s] < 0 || (size_t)tokens[s] >= c->vocab_size)
-            return POSENC_ERR_INVALID_ARGUMENT;
-    /* logits, the cache and work are written while params, tokens and the
-       RoPE frequencies are read: no two may share memory */
-    const double *inv_freq = c->positional == POSENC_POSITIONAL_ROPE ? c->rope_inv_freq : NULL;
     const float *written[] = { logits, cache, work };
     const size_t written_len[] = { c->vocab_size, p.cache_len, p.work_len };
-    for (size_t i = 0; i < 3; i++) {
-        for (size_t j = i + 1; j < 3; j++)
-            if (nn_overlap(written[i], written_len[i], written[j], written_len[j]))
-                return POSENC_ERR_INVALID_ARGUMENT;
-        if (nn_overlap(written[i], written_len[i], params, p.m.params_len) ||
-            nn_overlap(written[i], written_len[i], tokens, count) ||
-            nn_overlap(written[i], written_len[i], inv_freq, c->rotary_dim / 2))
-            return POSENC_ERR_INVALID_ARGUMENT;
-    }
+    if ((status = stack_check_buffers(&p.m, params, tokens, NULL, count, written, written_len)))
+        return status;
 
     size_t d = c->d_model, end = length + count;
     float *x = work, *h = x + p.act, *ctx = h + p.act, *q = ctx + p.act, *scores = q + p.inner;

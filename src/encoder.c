@@ -19,15 +19,8 @@
 /* A model and the workspace of one pass over seq tokens. */
 typedef struct plan {
     model m;
-    size_t act, plane, scores, bias_row, bias_len, work_len;
+    size_t act, inner, plane, scores, bias_row, bias_len, work_len;
 } plan;
-
-/* *acc += a * b; 1 on overflow */
-static int add_mul(size_t *acc, size_t a, size_t b)
-{
-    size_t p;
-    return checked_mul(a, b, &p) || __builtin_add_overflow(*acc, p, acc);
-}
 
 static int make_plan(plan *p, const posenc_encoder_config *config, size_t seq)
 {
@@ -49,13 +42,14 @@ static int make_plan(plan *p, const posenc_encoder_config *config, size_t seq)
     p->bias_len = 0;
     p->work_len = 0;
     p->bias_row = biased && seq ? 2 * seq - 1 : 0; /* seq <= BIAS_SEQ_MAX: no overflow */
-    if (checked_mul(seq, d, &p->act) || add_mul(&qkv, 3, p->act) || add_mul(&hidden, seq, c->d_ff) ||
+    if (checked_mul(seq, d, &p->act) || checked_add_mul(&qkv, 3, p->act) || checked_add_mul(&hidden, seq, c->d_ff) ||
         checked_mul(seq, seq, &p->plane) ||
         checked_mul(seq < NN_ATTEND_ROWS ? seq : NN_ATTEND_ROWS, seq, &p->scores) ||
-        checked_mul(p->bias_row, c->heads, &p->bias_len) || add_mul(&p->work_len, 2, p->act) ||
-        add_mul(&p->work_len, 1, qkv > hidden ? qkv : hidden) || add_mul(&p->work_len, 1, p->scores) ||
-        add_mul(&p->work_len, 1, p->bias_len) || add_mul(&p->work_len, c->lm_head != POSENC_LM_HEAD_NONE, p->act))
+        checked_mul(p->bias_row, c->heads, &p->bias_len) || checked_add_mul(&p->work_len, 2, p->act) ||
+        checked_add_mul(&p->work_len, 1, qkv > hidden ? qkv : hidden) || checked_add_mul(&p->work_len, 1, p->scores) ||
+        checked_add_mul(&p->work_len, 1, p->bias_len) || checked_add_mul(&p->work_len, c->lm_head != POSENC_LM_HEAD_NONE, p->act))
         return POSENC_ERR_SIZE_OVERFLOW;
+    p->inner = qkv > hidden ? qkv : hidden;
     return POSENC_OK;
 }
 
@@ -105,34 +99,16 @@ static int check_pass(plan *p, const posenc_encoder_config *config, pass *a, con
     if (out_len < out_need || a->params_len < p->m.params_len || a->work_len < p->work_len ||
         (a->attention && a->attention_len < a->probs_len))
         return POSENC_ERR_BUFFER_TOO_SMALL;
-    for (size_t s = 0; s < a->seq; s++)
-        if (a->tokens[s] < 0 || (size_t)a->tokens[s] >= c->vocab_size)
-            return POSENC_ERR_INVALID_ARGUMENT;
-    /* out, work and attention are written while params, tokens, the mask and
-       the RoPE frequencies are read, layer after layer: no two may share memory */
-    const double *inv_freq = c->positional == POSENC_POSITIONAL_ROPE ? c->rope_inv_freq : NULL;
-    size_t inv_len = c->rotary_dim / 2;
     const float *written[] = { out, a->work, a->attention };
     const size_t written_len[] = { out_need, p->work_len, a->probs_len };
-    for (size_t i = 0; i < 3; i++) {
-        for (size_t j = i + 1; j < 3; j++)
-            if (nn_overlap(written[i], written_len[i], written[j], written_len[j]))
-                return POSENC_ERR_INVALID_ARGUMENT;
-        if (nn_overlap(written[i], written_len[i], a->params, p->m.params_len) ||
-            nn_overlap(written[i], written_len[i], a->tokens, a->seq) ||
-            nn_overlap(written[i], written_len[i], a->key_mask, a->seq) ||
-            nn_overlap(written[i], written_len[i], inv_freq, inv_len))
-            return POSENC_ERR_INVALID_ARGUMENT;
-    }
-    return POSENC_OK;
+    return stack_check_buffers(&p->m, a->params, a->tokens, a->key_mask, a->seq, written, written_len);
 }
 
 /* The layer stack on checked arguments: x [seq][d_model] receives the output. */
 static void encode(const plan *p, const pass *a, float *x)
 {
-    const posenc_encoder_config *c = &p->m.c;
-    size_t seq = a->seq, qkv = 3 * p->act, hidden = seq * c->d_ff;
-    float *h = a->work, *ctx = h + p->act, *q = ctx + p->act, *scores = q + (qkv > hidden ? qkv : hidden);
+    size_t seq = a->seq;
+    float *h = a->work, *ctx = h + p->act, *q = ctx + p->act, *scores = q + p->inner;
     stack s = { .m = &p->m, .params = a->params, .x = x, .h = h, .ctx = ctx, .q = q, .hidden = q,
                 .scores = scores, .keys = q + p->act, .v_offset = p->act, .layer_stride = 0, .first = 0,
                 .rows = seq, .key_mask = a->key_mask, .causal = a->causal, .probs = a->attention };

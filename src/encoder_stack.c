@@ -22,13 +22,6 @@
 #define LLAMA4_FLOOR_SCALE 8192.0
 #define LLAMA4_ATTN_SCALE 0.1
 
-/* *acc += a * b; 1 on overflow */
-static int add_mul(size_t *acc, size_t a, size_t b)
-{
-    size_t p;
-    return checked_mul(a, b, &p) || __builtin_add_overflow(*acc, p, acc);
-}
-
 /*
  * The query multiplier at position p, in double (posenc.h,
  * posenc_query_scale), the log posenc's own (src/fmath.h: the same bits in
@@ -138,16 +131,16 @@ int stack_model(model *m, const posenc_encoder_config *config)
     m->head_len = 0;
     m->layer_len = 0;
     m->params_len = 0;
-    if (m->ff_len == 0 || add_mul(&proj, d, d) || add_mul(&proj, 1, d) || add_mul(&m->layer_len, 4, proj) ||
-        add_mul(&m->layer_len, 4, d) || add_mul(&m->layer_len, 1, m->ff_len) ||
-        add_mul(&m->params_len, c->vocab_size, d) ||
+    if (m->ff_len == 0 || checked_add_mul(&proj, d, d) || checked_add_mul(&proj, 1, d) || checked_add_mul(&m->layer_len, 4, proj) ||
+        checked_add_mul(&m->layer_len, 4, d) || checked_add_mul(&m->layer_len, 1, m->ff_len) ||
+        checked_add_mul(&m->params_len, c->vocab_size, d) ||
         (c->positional == POSENC_POSITIONAL_LEARNED && checked_mul(c->max_length, d, &m->pos_len)) ||
-        add_mul(&m->params_len, 1, m->pos_len) || add_mul(&m->params_len, c->languages, d) ||
+        checked_add_mul(&m->params_len, 1, m->pos_len) || checked_add_mul(&m->params_len, c->languages, d) ||
         (c->positional == POSENC_POSITIONAL_T5 && checked_mul(c->t5_num_buckets, c->heads, &m->t5_len)) ||
-        add_mul(&m->params_len, 1, m->t5_len) || add_mul(&m->params_len, c->layers, m->layer_len) ||
-        add_mul(&m->params_len, 2 * (size_t)c->final_norm, d) ||
+        checked_add_mul(&m->params_len, 1, m->t5_len) || checked_add_mul(&m->params_len, c->layers, m->layer_len) ||
+        checked_add_mul(&m->params_len, 2 * (size_t)c->final_norm, d) ||
         (c->lm_head == POSENC_LM_HEAD_OWN && checked_mul(c->vocab_size, d, &m->head_len)) ||
-        add_mul(&m->params_len, 1, m->head_len))
+        checked_add_mul(&m->params_len, 1, m->head_len))
         return POSENC_ERR_SIZE_OVERFLOW;
     return POSENC_OK;
 }
@@ -155,6 +148,29 @@ int stack_model(model *m, const posenc_encoder_config *config)
 int stack_relative_bias(const model *m)
 {
     return m->c.positional == POSENC_POSITIONAL_ALIBI || m->c.positional == POSENC_POSITIONAL_T5;
+}
+
+int stack_check_buffers(const model *m, const float *params, const int32_t *tokens, const int32_t *key_mask,
+                        size_t count, const float *const written[3], const size_t written_len[3])
+{
+    const posenc_encoder_config *c = &m->c;
+    for (size_t s = 0; s < count; s++)
+        if (tokens[s] < 0 || (size_t)tokens[s] >= c->vocab_size)
+            return POSENC_ERR_INVALID_ARGUMENT;
+    /* the written buffers are written while the others are read, layer after
+       layer: no two may share memory */
+    const double *inv_freq = c->positional == POSENC_POSITIONAL_ROPE ? c->rope_inv_freq : NULL;
+    for (size_t i = 0; i < 3; i++) {
+        for (size_t j = i + 1; j < 3; j++)
+            if (nn_overlap(written[i], written_len[i], written[j], written_len[j]))
+                return POSENC_ERR_INVALID_ARGUMENT;
+        if (nn_overlap(written[i], written_len[i], params, m->params_len) ||
+            nn_overlap(written[i], written_len[i], tokens, count) ||
+            nn_overlap(written[i], written_len[i], key_mask, count) ||
+            nn_overlap(written[i], written_len[i], inv_freq, c->rotary_dim / 2))
+            return POSENC_ERR_INVALID_ARGUMENT;
+    }
+    return POSENC_OK;
 }
 
 /* Where each part of params starts (posenc.h, posenc_encoder_sizes). */

@@ -26,6 +26,16 @@ int stack_model(model *m, const posenc_encoder_config *config);
 int stack_relative_bias(const model *m);
 
 /*
+ * The checks a pass over count tokens makes once its sizes are known: every
+ * token in [0, vocab_size), and no two of the three buffers it writes
+ * (written[i], written_len[i] floats) sharing memory with each other or with
+ * what it reads: params, the tokens, key_mask (count entries, or NULL) and
+ * the RoPE frequencies. POSENC_ERR_INVALID_ARGUMENT otherwise.
+ */
+int stack_check_buffers(const model *m, const float *params, const int32_t *tokens, const int32_t *key_mask,
+                        size_t count, const float *const written[3], const size_t written_len[3]);
+
+/*
  * The buffers of one pass over `rows` tokens at positions [first, first + rows).
  * Layer l's keys and values are rows of keys + l * layer_stride and
  * keys + l * layer_stride + v_offset, position p at p * d_model: the pass

@@ -9,7 +9,7 @@
 // attention factor A, A * 2^-22. The fixture's LongRoPE rows are transformers' short
 // factors (its buffer at init): posenc is given the same regime (seqLength = original).
 import { readFileSync } from 'node:fs';
-import { posenc } from './helpers.js';
+import { posenc, thrown } from './helpers.js';
 
 const fixtures = new URL('./fixtures/', import.meta.url);
 const parity = JSON.parse(readFileSync(new URL('reference-rope/float32-parity.json', fixtures)));
@@ -59,8 +59,7 @@ test('invFreq is checked: its length, finite numbers, and not with rope2d', () =
     [() => posenc.ropeCache({ rotaryDim: 8, rope2d: 'axial', grid: { height: 1, width: 2 }, invFreq: [1, 2, 3, 4] }), RangeError, /invFreq or rope2d/],
   ];
   for (const [call, Err, message] of bad) {
-    let error;
-    try { call(); } catch (e) { error = e; }
+    const error = thrown(call);
     expect(error).toBeInstanceOf(Err);
     expect(error.message).toMatch(message);
   }

@@ -96,22 +96,35 @@ const hex = (c) => [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16));
 const dist = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 
 /**
+ * The plot's geometry as the page records it on the canvas (accuracy-plot.js): its series,
+ * and the device pixel of category index i (xAt) and of score v (yAt).
+ */
+async function plotGeometry(p) {
+  const geo = await p.$eval('[data-view="train"] canvas.plot', (c) => ({
+    plot: c.dataset.plot.split(',').map(Number), pad: Number(c.dataset.xPad), xMax: Number(c.dataset.xMax), yMax: Number(c.dataset.yMax),
+    series: JSON.parse(c.dataset.series),
+  }));
+  const [px, py, pw, ph] = geo.plot;
+  return {
+    series: geo.series,
+    xAt: (i) => px + geo.pad + (i / geo.xMax) * (pw - 2 * geo.pad),
+    yAt: (v) => py + (1 - v / geo.yMax) * ph,
+  };
+}
+
+/**
  * Every computed point of the curves, where `expected` (per series, in the
  * page's drawing order: [{ label, values }]) puts it: its centre pixel has the
  * series' colour, and the disk of that colour in its pixel column is centred
  * on the value to a pixel. Points a later disk covers are skipped. Returns the count checked.
  */
 async function checkPoints(p, expected) {
-  const geo = await p.$eval('[data-view="train"] canvas.plot', (c) => ({
-    plot: c.dataset.plot.split(',').map(Number), pad: Number(c.dataset.xPad), xMax: Number(c.dataset.xMax), yMax: Number(c.dataset.yMax),
-    series: JSON.parse(c.dataset.series),
-  }));
+  const geo = await plotGeometry(p);
   expect(geo.series.map((s) => s.label)).toEqual(expected.map((e) => e.label));
-  const [px, py, pw, ph] = geo.plot;
   const disks = [];
   expected.forEach((e, k) => {
     if (!geo.series[k].markers) return;
-    e.values.forEach((v, i) => disks.push({ k, i, v, x: px + geo.pad + (i / geo.xMax) * (pw - 2 * geo.pad), y: py + (1 - v / geo.yMax) * ph, color: hex(geo.series[k].color) }));
+    e.values.forEach((v, i) => disks.push({ k, i, v, x: geo.xAt(i), y: geo.yAt(v), color: hex(geo.series[k].color) }));
   });
   const shown = disks.filter((d) => !disks.some((o) => o.k > d.k && Math.hypot(o.x - d.x, o.y - d.y) < 11));
   const R = 12;
@@ -197,20 +210,14 @@ describe('accuracy against n, scored live', () => {
 
   test("under each curve the band of its scheme over the three training seeds: the manifest's lowest to highest, drawn", async () => {
     await page.waitForFunction(() => JSON.parse(document.querySelector('[data-view="train"] canvas.plot').dataset.series).every((x) => x.band));
-    const geo = await page.$eval('[data-view="train"] canvas.plot', (c) => ({
-      plot: c.dataset.plot.split(',').map(Number), pad: Number(c.dataset.xPad), xMax: Number(c.dataset.xMax), yMax: Number(c.dataset.yMax),
-      series: JSON.parse(c.dataset.series),
-    }));
+    const { series, xAt, yAt } = await plotGeometry(page);
     expect(manifest.models.every((m) => m.seeds.length === 3)).toBe(true);
-    expect(geo.series.map((x) => x.band)).toEqual(SCHEMES.map((s) => seedRange(s, 'tokenAccuracy')));
+    expect(series.map((x) => x.band)).toEqual(SCHEMES.map((s) => seedRange(s, 'tokenAccuracy')));
     // drawn: midway between two n past the training range, in the middle of the widest band
     // there that no curve crosses, the pixel is tinted against the empty plot above 100%
-    const [px, py, pw, ph] = geo.plot;
-    const xAt = (i) => px + geo.pad + (i / geo.xMax) * (pw - 2 * geo.pad);
-    const yAt = (v) => py + (1 - v / geo.yMax) * ph;
     const mid = (a, i) => (a[i] + a[i + 1]) / 2;
     const curves = SCHEMES.map((s) => reference[s].map((r) => r.tokenAccuracy));
-    const spots = geo.series.flatMap((x, k) => EVAL_NS.slice(2, -1).map((_, j) => {
+    const spots = series.flatMap((x, k) => EVAL_NS.slice(2, -1).map((_, j) => {
       const i = j + 2;
       const v = (mid(x.band.lo, i) + mid(x.band.hi, i)) / 2;
       return { k, i, v, height: mid(x.band.hi, i) - mid(x.band.lo, i), clear: curves.every((c) => Math.abs(yAt(mid(c, i)) - yAt(v)) > 6) };

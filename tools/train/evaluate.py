@@ -56,10 +56,3 @@ def greedy_exact(model, n, count):
     exact = torch.zeros(count, dtype=torch.bool)
     exact[alive] = True
     return exact
-
-
-def copy_accuracy(model, n, count):
-    """-> (token accuracy, exact match), teacher-forced, over evaluation
-    sequences 0..count-1 at n."""
-    correct = teacher_forced(model, n, count)
-    return correct.float().mean().item(), correct.all(dim=1).float().mean().item()

@@ -231,24 +231,24 @@ def update_tables(models):
         print(f"tables not written: no figures over seeds for {', '.join(stale)} (retrain them)", flush=True)
         return
     pages = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "**", "*.md"), recursive=True))
-    for heading, key in TABLES:
-        found = False
-        for path in pages:
-            with open(path) as f:
-                lines = f.read().split("\n")
-            if heading not in lines:
-                continue
+    found = set()
+    for path in pages:
+        with open(path) as f:
+            lines = f.read().split("\n")
+        rewritten = [(heading, key) for heading, key in TABLES if heading in lines]
+        for heading, key in rewritten:
             at = lines.index(heading)
             first = next(i for i in range(at + 1, len(lines)) if lines[i].startswith("|"))
             last = next((i for i in range(first, len(lines)) if not lines[i].startswith("|")), len(lines))
             lines[first:last] = table_lines(models, key)
+            print(f"{os.path.relpath(path, ROOT)}: rewrote the table '{heading}'", flush=True)
+            found.add(heading)
+        if rewritten:
             with open(path, "w") as f:
                 f.write("\n".join(lines))
-            print(f"{os.path.relpath(path, ROOT)}: rewrote the table '{heading}'", flush=True)
-            found = True
-        if not found:
+    for heading, key in TABLES:
+        if heading not in found:
             print(f"no page has the heading '{heading}'; its table:", *table_lines(models, key), sep="\n", flush=True)
-
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -287,13 +287,13 @@ def main():
         # Written after each scheme: a run cut short keeps the schemes it finished.
         run = {"schemes": schemes[:schemes.index(scheme) + 1], "seeds": seeds, "seconds": round(time.time() - start, 1),
                "cpuSeconds": round(time.process_time() - cpu_start, 1), "threads": args.threads}
-        write_manifest(manifest_path, entries, run)
+        manifest = write_manifest(manifest_path, entries, run)
     print(f"done: {run['seconds']:.0f} s wall, {run['cpuSeconds']:.0f} s CPU", flush=True)
-    with open(manifest_path) as f:
-        update_tables(json.load(f)["models"])
+    update_tables(manifest["models"])
 
 
 def write_manifest(manifest_path, entries, run):
+    """Writes web/models/manifest.json from the schemes' entries; returns it."""
     manifest = {
         "about": "Tiny causal transformers trained on the copy task, one per positional scheme, identical but for "
                  "the scheme; the files are seed 1's, the scores every seed's (tools/train/README.md)",
@@ -318,6 +318,7 @@ def write_manifest(manifest_path, entries, run):
     with open(manifest_path, "w") as f:
         json.dump(manifest, f, indent=1, ensure_ascii=False)
         f.write("\n")
+    return manifest
 
 
 if __name__ == "__main__":

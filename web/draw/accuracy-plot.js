@@ -80,7 +80,6 @@ export function drawAccuracy(ctx, t, size, { ns, series, trainMax, chance, title
   ctx.textBaseline = 'bottom';
   ctx.fillText(`chance 1/${Math.round(1 / chance)}`, css.x + 4, yAt(chance) - 2);
   // the range's label halfway down, clear of the points (all near 100% there)
-  ctx.textAlign = 'left';
   ctx.textBaseline = 'middle';
   ctx.fillText(narrow ? `trained n ≤ ${trainMax}` : `trained on n ≤ ${trainMax}`, css.x + 4, yAt(0.5));
 

@@ -7,7 +7,7 @@ import { EVAL_NS } from '../models/copy-task.js';
 import { sequencesAt } from './copy-models.js';
 
 /** What each measure of a point holds: teacher-forced scores, or greedy exact match. */
-const FIELDS = { token: 'tokenAccuracy', greedy: 'greedyExactMatch' };
+export const FIELDS = Object.freeze({ token: 'tokenAccuracy', greedy: 'greedyExactMatch' });
 
 /**
  * series: [{ key, scheme, scaling }]; measures: ['token'] (teacher-forced),

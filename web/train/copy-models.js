@@ -50,35 +50,32 @@ export function modelOptions(posenc, bytes, scaling = null, extra = {}) {
   return { weights: bytes, ...extra, positional: { ...config.positional, scaling } };
 }
 
-const loads = new Map();
-/** The bytes of a model file (fetched once per page or worker). */
-export function loadModel(scheme) {
-  if (!loads.has(scheme)) {
-    const p = fetch(modelURL(scheme)).then(async (r) => {
-      if (!r.ok) throw new Error(`could not load ${modelURL(scheme).pathname}: HTTP ${r.status}`);
-      return new Uint8Array(await r.arrayBuffer());
+const fetches = new Map();
+/**
+ * fetch(url) once per page or worker, its response turned into the value by
+ * `read`; a failed fetch is forgotten, so it may be retried.
+ */
+function fetchOnce(url, read) {
+  if (!fetches.has(url.href)) {
+    const p = fetch(url).then(async (r) => {
+      if (!r.ok) throw new Error(`could not load ${url.pathname}: HTTP ${r.status}`);
+      return read(r);
     });
-    p.catch(() => loads.delete(scheme)); // a failed fetch may be retried
-    loads.set(scheme, p);
+    p.catch(() => fetches.delete(url.href));
+    fetches.set(url.href, p);
   }
-  return loads.get(scheme);
+  return fetches.get(url.href);
 }
 
-let spread = null;
+/** The bytes of a model file (fetched once per page or worker). */
+export const loadModel = (scheme) => fetchOnce(modelURL(scheme), async (r) => new Uint8Array(await r.arrayBuffer()));
+
 /**
  * The spread over training seeds, from web/models/manifest.json (fetched once):
  * scheme -> { seeds: [1, 2, 3], overSeeds: { [n]: { [score]: { mean, min, max } } } },
  * torch's figures on every evaluation sequence of the manifest.
  */
-export function loadSpread() {
-  if (!spread) {
-    const url = new URL('../models/manifest.json', import.meta.url);
-    spread = fetch(url).then(async (r) => {
-      if (!r.ok) throw new Error(`could not load ${url.pathname}: HTTP ${r.status}`);
-      const { models } = await r.json();
-      return Object.fromEntries(models.map((m) => [m.scheme, { seeds: m.seeds.map((x) => x.seed), overSeeds: m.overSeeds }]));
-    });
-    spread.catch(() => (spread = null)); // a failed fetch may be retried
-  }
-  return spread;
-}
+export const loadSpread = () => fetchOnce(new URL('../models/manifest.json', import.meta.url), async (r) => {
+  const { models } = await r.json();
+  return Object.fromEntries(models.map((m) => [m.scheme, { seeds: m.seeds.map((x) => x.seed), overSeeds: m.overSeeds }]));
+});

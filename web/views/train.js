@@ -12,7 +12,7 @@
 import { int, num, choice } from '../state.js';
 import { EVAL_NS, VOCAB_SIZE } from '../models/copy-task.js';
 import { SCHEMES, NAMES, SCALINGS, TRAIN_MAX_N, loadSpread, ropeScaling, sequencesAt } from '../train/copy-models.js';
-import { createEvaluator } from '../train/client.js';
+import { FIELDS, createEvaluator } from '../train/client.js';
 import { drawAccuracy } from '../draw/accuracy-plot.js';
 import { PALETTE, PALETTE_DARK } from '../draw/lines.js';
 
@@ -29,14 +29,10 @@ const GREEDY_DASH = [2, 3];
 let ev = null;
 let section = null;
 let spread = null; // scheme -> the manifest's figures over seeds, once loaded
+let bands = null; // scheme -> field -> { lo, hi } per n: the spread as the plot draws it
 let spreadError = null;
-
-/** The band of a scheme's score over the training seeds: { lo, hi } per n (null until loaded). */
-function bandOf(scheme, field) {
-  if (!spread) return null;
-  const over = spread[scheme].overSeeds;
-  return { lo: EVAL_NS.map((n) => over[n][field].min), hi: EVAL_NS.map((n) => over[n][field].max) };
-}
+/** The rows of the spread in the downloads: per scheme, each score's lowest and highest over the seeds. */
+const SPREAD_ROWS = Object.values(FIELDS).flatMap((k) => ['min', 'max'].map((end) => ({ k, end })));
 
 /** The series the settings ask for: the six models, and RoPE scaled when a scaling is chosen. */
 function seriesOf(s) {
@@ -76,6 +72,10 @@ export default {
     });
     loadSpread().then((x) => {
       spread = x;
+      bands = Object.fromEntries(SCHEMES.map((scheme) => [scheme, Object.fromEntries(Object.values(FIELDS).map((field) => {
+        const over = x[scheme].overSeeds;
+        return [field, { lo: EVAL_NS.map((n) => over[n][field].min), hi: EVAL_NS.map((n) => over[n][field].max) }];
+      }))]));
       redraw();
     }, (e) => {
       spreadError = e.message;
@@ -91,11 +91,10 @@ export default {
    */
   data(s) {
     const series = seriesOf(s);
-    const SPREAD = ['tokenAccuracy', 'greedyExactMatch'].flatMap((k) => ['min', 'max'].map((end) => ({ k, end })));
     const rows = [
       ...series.flatMap((x) => ['tokenAccuracy', 'exactMatch', 'count'].map((k) => ({ key: x.key, k }))),
       ...series.map((x) => ({ key: x.key, k: 'greedyExactMatch' })),
-      ...SCHEMES.flatMap((key) => SPREAD.map(({ k, end }) => ({ key, k, end }))),
+      ...SCHEMES.flatMap((key) => SPREAD_ROWS.map(({ k, end }) => ({ key, k, end }))),
     ];
     return {
       rows: rows.length, cols: EVAL_NS.length,
@@ -126,7 +125,7 @@ export default {
     const drawn = score.measures.flatMap((measure) => series.map((x) => {
       const points = ev.points(x.key);
       const plain = scaled && x.key === 'rope';
-      const field = measure === 'greedy' ? 'greedyExactMatch' : 'tokenAccuracy';
+      const field = FIELDS[measure];
       const label = plain ? 'RoPE, unscaled' : labelOf(x.key, s);
       const beside = measure === 'greedy' && score.measures.length > 1;
       return {
@@ -137,7 +136,7 @@ export default {
         dash: beside ? GREEDY_DASH : plain ? [4, 3] : undefined,
         markers: !plain && !beside,
         // the spread over seeds, under the unscaled model's curve of the first score drawn
-        band: x.scaling === null && !beside ? bandOf(x.scheme, field) : null,
+        band: x.scaling === null && !beside ? bands?.[x.scheme][field] ?? null : null,
       };
     }));
     const counts = [...new Set(EVAL_NS.map((n) => sequencesAt(n, s.seqs)))].join('/');

@@ -121,6 +121,19 @@ export function allocate(type, length) {
   return allocateFor('allocate', type, length);
 }
 
+/**
+ * @internal buffers[name]: a float32 WasmArray of at least n floats, reallocated
+ * (the old one freed first) when it is missing or smaller; errors name fn.
+ */
+export function growFloat32(fn, buffers, name, n) {
+  const b = buffers[name];
+  if (b && b.length >= n) return b;
+  if (b) b.free();
+  buffers[name] = null;
+  buffers[name] = allocateFor(fn, 'float32', Math.max(n, 1));
+  return buffers[name];
+}
+
 /** @internal allocate() for function fn (the encoder's buffers): errors name fn. */
 export function allocateFor(fn, type, length) {
   const Ctor = CONSTRUCTORS[type];

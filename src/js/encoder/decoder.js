@@ -3,22 +3,16 @@
 // greedy generation built on it. An encoder's decoder() makes one; it reads
 // the encoder's parameters and holds its own cache, workspace and config.
 import { status as STATUS } from '../../../build/abi.js';
-import { describe, isPlainObject } from '../core/describe.js';
-import { WasmArray, allocateFor, countOf, heapCall } from '../core/heap.js';
+import { describe } from '../core/describe.js';
+import { WasmArray, allocateFor, countOf, growFloat32, heapCall } from '../core/heap.js';
 import { wasm } from '../core/instance.js';
 import { INT32_MAX, elementCount, integer, later, readOptions, typedArray } from '../core/options.js';
 import { setInto } from '../core/typed.js';
 import { CONFIG_WORDS, writeConfig } from './native-config.js';
-import { readTokens, ropeFrequenciesFor } from './options.js';
+import { lengthDependent, readTokens, ropeFrequenciesFor } from './options.js';
 
 /** Rows a cache starts with when maxLength leaves room (it doubles as the sequence grows). */
 const FIRST_CAPACITY = 64;
-
-/** Whether the RoPE frequencies follow the sequence length (dynamic NTK, LongRoPE without a fixed seqLength). */
-function lengthDependent(p) {
-  return p.type === 'rope' && isPlainObject(p.scaling) && (p.scaling.type === 'dynamic' || p.scaling.type === 'longrope') &&
-    p.scaling.seqLength === undefined;
-}
 
 /**
  * LongRoPE's switch, O: the long factors take over once the sequence passes it
@@ -119,16 +113,6 @@ export class Decoder {
     throw new Error(`posenc.${fn}: the decoder was disposed`);
   }
 
-  /** A float32 buffer of at least n floats under `name`, reallocated when too small. */
-  #buffer(fn, name, n) {
-    const b = this.#buffers[name];
-    if (b && b.length >= n) return b;
-    if (b) b.free();
-    this.#buffers[name] = null;
-    this.#buffers[name] = allocateFor(fn, 'float32', Math.max(n, 1));
-    return this.#buffers[name];
-  }
-
   /** Keeps the tokens of a feed at [length, end) (LongRoPE's switch feeds them again); rows past length are free until a feed succeeds. */
   #keep(ids, end) {
     if (longRopeSwitch(this.#model.config.positional) === undefined) return;
@@ -206,7 +190,7 @@ export class Decoder {
     if (lengthDependent(c.positional) && this.#ropeLength !== end) this.#writeConfig(fn, end);
     const configPtr = this.#buffers.config.pointer(fn);
     const { cache, work } = decoderSizes(fn, configPtr, this.#buffers.sizes.pointer(fn), this.#capacity, count);
-    const workspace = this.#buffer(fn, 'work', work);
+    const workspace = growFloat32(fn, this.#buffers, 'work', work);
     const { exports } = wasm(fn);
     heapCall(
       fn,

@@ -3,14 +3,15 @@
 // Encoder keeps its wasm buffers until dispose(); options, tensors and the C
 // config are read in options.js, layout.js, weights.js and native-config.js.
 import { describe, fail, isPlainObject } from '../core/describe.js';
-import { WasmArray, allocateFor, countOf, heapCall } from '../core/heap.js';
+import { WasmArray, allocateFor, countOf, growFloat32, heapCall } from '../core/heap.js';
 import { wasm } from '../core/instance.js';
 import { INT32_MAX, boolean, elementCount, integer, later, readOptions, typedArray } from '../core/options.js';
 import { setInto } from '../core/typed.js';
 import { checkListable, tensorLayout, tensorsOf } from './layout.js';
 import { CONFIG_WORDS, nativeSizes, writeConfig } from './native-config.js';
 import {
-  CONFIG_METADATA_KEY, deepFreeze, deepSnapshot, modelSpec, readCreateOptions, readMask, readTokens, resolveConfig, ropeFrequenciesFor,
+  CONFIG_METADATA_KEY, deepFreeze, deepSnapshot, lengthDependent, modelSpec, readCreateOptions, readMask, readTokens, resolveConfig,
+  ropeFrequenciesFor,
 } from './options.js';
 import { Decoder, argmax, readDecoderOptions } from './decoder.js';
 import { MAX_HEADER_BYTES, headerBytes, writeSafetensors } from './safetensors.js';
@@ -120,16 +121,6 @@ class Encoder {
     if (this.#disposed) throw new Error(`posenc.${fn}: the encoder was disposed`);
   }
 
-  /** A wasm buffer of at least n floats under `name`, reallocated when too small; errors name fn. */
-  #buffer(fn, name, n) {
-    const b = this.#buffers[name];
-    if (b && b.length >= n) return b;
-    if (b) b.free();
-    this.#buffers[name] = null;
-    this.#buffers[name] = allocateFor(fn, 'float32', Math.max(n, 1));
-    return this.#buffers[name];
-  }
-
   /**
    * The parameter and workspace floats for seq tokens: posenc_encoder_sizes
    * decides (one formula, in include/posenc.h).
@@ -164,15 +155,14 @@ class Encoder {
     if (o.out !== undefined && countOf(o.out) !== outLength(seq)) {
       throw new RangeError(`posenc.${fn}: out must have length ${outLength(seq)}, got ${countOf(o.out)}`);
     }
-    if (p.type === 'rope' && this.#invFreqSeq !== seq && isPlainObject(p.scaling) &&
-        (p.scaling.type === 'dynamic' || p.scaling.type === 'longrope')) {
+    if (lengthDependent(p) && this.#invFreqSeq !== seq) {
       this.#writeConfig(ropeFrequenciesFor(fn, p, seq));
       this.#invFreqSeq = seq;
     }
     const { work } = this.#sizes(fn, seq);
-    const target = this.#buffer(fn, entry === 'logits' ? 'lmLogits' : 'hidden', outCount);
-    const workspace = this.#buffer(fn, 'work', work);
-    const attention = probs ? this.#buffer(fn, 'attention', probs) : null;
+    const target = growFloat32(fn, this.#buffers, entry === 'logits' ? 'lmLogits' : 'hidden', outCount);
+    const workspace = growFloat32(fn, this.#buffers, 'work', work);
+    const attention = probs ? growFloat32(fn, this.#buffers, 'attention', probs) : null;
     const { exports } = wasm(fn);
     const buffers = [
       { array: target, type: 'float32', length: outCount },
@@ -330,7 +320,7 @@ class Encoder {
 
   #pool(fn, seq, act, mask) {
     const d = this.#config.dModel;
-    const pooled = this.#buffer(fn, 'pooled', d);
+    const pooled = growFloat32(fn, this.#buffers, 'pooled', d);
     const { exports } = wasm(fn);
     const buffers = [
       { array: pooled, type: 'float32', length: d },
@@ -352,7 +342,7 @@ class Encoder {
     if (!c.classes) throw new Error(`posenc.${fn}: the encoder has no classifier head (create it with classes > 0)`);
     const { o, seq, act, mask } = this.#run(fn, tokens, options, () => c.classes);
     this.#pool(fn, seq, act, mask);
-    const logits = this.#buffer(fn, 'logits', c.classes);
+    const logits = growFloat32(fn, this.#buffers, 'logits', c.classes);
     const d = c.dModel;
     const { exports } = wasm(fn);
     heapCall(

@@ -123,12 +123,16 @@ export function queryScaleAt(q, p) {
   return 1;
 }
 
+/** Whether the RoPE frequencies follow the sequence length (dynamic NTK, LongRoPE without a fixed seqLength). */
+export function lengthDependent(p) {
+  return p.type === 'rope' && isPlainObject(p.scaling) && (p.scaling.type === 'dynamic' || p.scaling.type === 'longrope') &&
+    p.scaling.seqLength === undefined;
+}
+
 /** RoPE frequencies for `seq` tokens (dynamic and longrope depend on it); errors name fn. */
 export function ropeFrequenciesFor(fn, p, seq) {
-  let scaling = p.scaling;
-  if (isPlainObject(scaling) && (scaling.type === 'dynamic' || scaling.type === 'longrope') && scaling.seqLength === undefined) {
-    scaling = { ...scaling, seqLength: Math.max(seq, 1) }; // HF: max(position_ids) + 1
-  }
+  // HF: seq_len = max(position_ids) + 1
+  const scaling = lengthDependent(p) ? { ...p.scaling, seqLength: Math.max(seq, 1) } : p.scaling;
   try {
     const axes = p.mropeSection === undefined ? {} : { mropeSection: p.mropeSection, mropeInterleaved: p.mropeInterleaved };
     return ropeFrequencies({ rotaryDim: p.rotaryDim, base: p.base, scaling, ...axes });
