@@ -6,6 +6,7 @@ import * as posenc from './dist/posenc.mjs';
 import { readState, queryOf } from './state.js';
 import { theme, onThemeChange } from './draw/theme.js';
 import { mountView } from './mount.js';
+import { buildSkeletons } from './skeleton.js';
 import table from './views/table.js';
 import curves from './views/curves.js';
 import notebook from './views/notebook.js';
@@ -19,11 +20,16 @@ import mrope from './views/mrope.js';
 import alibi from './views/alibi.js';
 import encoder from './views/encoder.js';
 import train from './views/train.js';
+import breaks from './views/breaks.js';
+import lengthloss from './views/lengthloss.js';
+import compound from './views/compound.js';
 import copyattn from './views/copyattn.js';
 
-const VIEWS = [table, curves, notebook, relative, t5, deberta, similarity, rope, grid2d, mrope, alibi, encoder, train, copyattn];
+// train first: the views after it draw the task it chooses (train/client.js)
+const VIEWS = [table, curves, notebook, relative, t5, deberta, similarity, rope, grid2d, mrope, alibi, encoder, train, breaks, lengthloss, compound, copyattn];
 
 const status = document.getElementById('status');
+buildSkeletons();
 
 // The views that run the tiny encoder get 'posenc/encoder' (its own wasm): it
 // loads after the other views are drawn, so they never wait for it.
@@ -33,7 +39,12 @@ async function boot() {
   const t0 = performance.now();
   await posenc.init();
   const loadMs = performance.now() - t0;
-  const state = readState(VIEWS, location.search);
+  const problems = []; // what the address asked for and the page could not take: said in the page
+  const state = readState(VIEWS, location.search, problems);
+  const pageNotice = document.getElementById('url-notice');
+  const unplaced = problems.filter((p) => p.view === null || !document.querySelector(`[data-view="${p.view}"]`));
+  pageNotice.textContent = unplaced.map((p) => p.message).join(' ');
+  pageNotice.hidden = unplaced.length === 0;
   const dirty = new Set();
   let frame = 0;
 
@@ -57,7 +68,8 @@ async function boot() {
       const el = document.querySelector(`[data-view="${view.id}"]`);
       if (!el) continue;
       el.hidden = false;
-      now.push(mountView(el, view, state[view.id], api, { request, changed: writeURL }));
+      const notices = problems.filter((p) => p.view === view.id).map((p) => p.message);
+      now.push(mountView(el, view, state[view.id], api, { request, changed: writeURL, notices }));
     }
     // the first picture is drawn now, not a frame later, so the page never shows empty canvases
     const t = theme();

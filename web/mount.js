@@ -27,6 +27,12 @@
 //              (download.js writes them row by row).
 //   attach(el, redraw)   optional: called once with the section; redraw() asks
 //              for a redraw when results arrive later (a worker's).
+// A grid figure may add highlight(overlayContext, cursor) to mark the cell
+// under the cursor itself (a scatter's point) instead of a cross.
+// index.html writes each section's own text and form; skeleton.js adds the
+// parts every section shares (figure, read-out, error, notice, downloads).
+// `notices`: sentences about values of the address this view could not take
+// (state.js readState); shown in its .notice until the reader changes a control.
 // `posenc` is the package entry that main.js loaded: 'posenc' for the
 // positional views, 'posenc/encoder' for ENCODER_VIEWS. A draw or render that
 // throws shows the error's message (posenc's name the parameter); mountView
@@ -38,11 +44,14 @@ import { csvBlob, jsonBlob, saveBlob, savePng } from './download.js';
 import { attachReadout } from './draw/readout.js';
 
 /** Mounts `view` on element `el` with its state object; returns { measure(), draw(theme) }. */
-export function mountView(el, view, s, posenc, { request, changed }) {
+export function mountView(el, view, s, posenc, { request, changed, notices = [] }) {
   const canvas = own(el, 'canvas.plot')[0];
   const overlay = own(el, 'canvas.overlay')[0];
   const readout = own(el, '.readout')[0];
   const errorBox = own(el, '.error')[0];
+  const noticeBox = own(el, '.notice')[0];
+  noticeBox.textContent = notices.join(' ');
+  noticeBox.hidden = notices.length === 0;
   let invalid = null;
   let figure = null;
   let size = null;
@@ -125,6 +134,7 @@ export function mountView(el, view, s, posenc, { request, changed }) {
 
   syncControls = bindControls(el, view, s, {
     onChange: () => {
+      noticeBox.hidden = true; // the reader has taken over from the address
       changed();
       request(m);
     },

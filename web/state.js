@@ -83,17 +83,37 @@ export const intList = (max, def, most = 10) => ({
   },
 });
 
-/** The state of every view from a query string: bad or missing values take defaults. */
-export function readState(views, search) {
+/**
+ * The state of every view from a query string: bad or missing values take
+ * defaults. Each value refused, and each key no view has, is pushed onto
+ * `problems` as { view (null: no view of that name), key, message }, a
+ * sentence saying what was ignored and why, for the page to show.
+ */
+export function readState(views, search, problems = []) {
   const q = new URLSearchParams(search);
   const state = {};
+  const known = new Set();
   for (const view of views) {
     state[view.id] = {};
     for (const [name, p] of Object.entries(view.params)) {
-      const text = q.get(`${view.id}.${name}`);
+      const key = `${view.id}.${name}`;
+      known.add(key);
+      const text = q.get(key);
       const r = text === null ? null : p.parse(text);
       state[view.id][name] = r && r.ok ? r.value : p.def;
+      if (r && !r.ok) {
+        const label = view.labels?.[name] ?? name;
+        problems.push({ view: view.id, key, message: `The address gives ${key}=${text}, but ${label} ${r.message}: the default, ${p.format(p.def)}, is shown.` });
+      }
     }
+  }
+  for (const key of new Set(q.keys())) {
+    if (known.has(key)) continue;
+    const id = key.split('.')[0];
+    const view = views.find((v) => v.id === id);
+    problems.push(view
+      ? { view: id, key, message: `The address gives ${key}, which is not a setting of this view (${Object.keys(view.params).join(', ')}): ignored.` }
+      : { view: null, key, message: `The address gives ${key}, which names no view of this page: ignored.` });
   }
   return state;
 }

@@ -5,7 +5,9 @@ attending to the keys and values of every earlier token, kept from the steps
 that computed them.
 
 Per scheme, a chunk of new tokens at absolute positions P .. P + S - 1 (P =
-tokens already cached):
+tokens already cached), or at the explicit position ids given with them
+(randomized positions; posenc's `positions`), the keys' own ids in place of
+their indices below:
 
 - none:       nothing positional;
 - learned, sinusoidal: the table's rows P .. P + S - 1 added to E[t] sqrt(d);
@@ -13,10 +15,18 @@ tokens already cached):
               apply_rotary_pos_emb with position_ids = P + i); cached keys
               are stored rotated and never touched again;
 - alibi:      the bias row of each new query i against every cached and new
-              key j <= i: -m_h (i - j) (Press et al. 2022);
+              key j <= i: -m_h (i - j) (Press et al. 2022); with explicit
+              ids -m_h (p_i - p_j), unclamped (a row constant away from
+              BLOOM's m_h p_j, transformers build_alibi_tensor);
 - t5:         the same rows of the learned bucket bias,
               table[bucket(i - j)] (HF T5Attention.compute_bias with
-              query_length = P + S, keeping its last S rows).
+              query_length = P + S, keeping its last S rows); with explicit
+              ids bucket(p_i - p_j), clamped at 0 as the unidirectional
+              bucketing does.
+
+A Decoder runs one sequence (feed takes a list of ids) or a batch of
+sequences of equal length (feed takes a [B][S] tensor): the scorer of
+evaluate.py generates a whole batch greedily at once.
 
 RoPE scaling applied at inference (rope_scaling.py): linear and YaRN have
 fixed frequencies, so the cache changes nothing. Dynamic NTK depends on the
@@ -38,12 +48,13 @@ import math
 import torch
 
 import rope_scaling
-from model import alibi_slopes, rope_rotate_half, sinusoidal_table, t5_buckets
+from model import alibi_slopes, rope_rotate_half, sinusoidal_table, t5_bucket_of
 
 
 class Decoder:
-    """A KV cache over one sequence (batch 1) of a CopyDecoder, eval mode.
-    scaling: posenc's RoPE scaling object applied at inference, or None."""
+    """A KV cache over one sequence, or a batch of sequences of equal length,
+    of a CopyDecoder in eval mode. scaling: posenc's RoPE scaling object
+    applied at inference, or None."""
 
     def __init__(self, model, scaling=None):
         self.model = model
@@ -54,12 +65,13 @@ class Decoder:
             raise ValueError("RoPE scaling applies to the rope model only")
         self.keys = [None] * self.config["layers"]
         self.values = [None] * self.config["layers"]
+        self.positions = None  # [B][length]: every cached token's position id
         self.length = 0
         # dynamic_frequency_update's state: the longest seq_len seen, from M
         self.longest = scaling["maxPositionEmbeddings"] if scaling and scaling["type"] == "dynamic" else None
 
     def _rope(self, positions, seq_len):
-        """(cos, sin) of the new tokens' positions, with the frequencies of this call."""
+        """(cos, sin) [B][1][S][r/2] of the new tokens' positions, with the frequencies of this call."""
         r = self.config["dModel"] // self.config["heads"]
         base = self.positional["base"]
         sc = self.scaling
@@ -72,43 +84,54 @@ class Decoder:
             frequencies, attention = rope_scaling.inv_freq(r, base, sc, self.longest)
         else:
             frequencies, attention = rope_scaling.inv_freq(r, base, sc)
-        return rope_scaling.cos_sin(positions, frequencies, attention)
+        cos, sin = rope_scaling.cos_sin(positions, frequencies, attention)
+        return cos[:, None], sin[:, None]
 
-    def _bias(self, total, new):
-        """[H][new][total]: the score bias of the new queries (positions
-        total - new .. total - 1) against every key 0 .. total - 1, the
-        causal mask included."""
+    def _bias(self, new):
+        """[B][H][new][total]: the score bias of the new queries (the last
+        `new` tokens) against every key, the causal mask (by token order)
+        included."""
         heads = self.config["heads"]
-        i = torch.arange(total - new, total)[:, None]
-        j = torch.arange(total)[None, :]
-        bias = torch.zeros(heads, new, total)
+        total = self.length + new
+        distance = self.positions[:, -new:, None] - self.positions[:, None, :]  # query - key, [B][new][total]
         kind = self.positional["type"]
         if kind == "alibi":
-            distance = (i - j).clamp(min=0).to(torch.float64)
-            bias = (-alibi_slopes(heads, self.positional["maxBias"])[:, None, None] * distance).float()
+            bias = (-alibi_slopes(heads, self.positional["maxBias"])[None, :, None, None] * distance[:, None].to(torch.float64)).float()
         elif kind == "t5":
-            buckets = t5_buckets(total, self.positional["numBuckets"], self.positional["maxDistance"])[total - new:]
-            bias = self.model.relative_attention_bias(buckets).permute(2, 0, 1)
+            buckets = t5_bucket_of(distance, self.positional["numBuckets"], self.positional["maxDistance"])
+            bias = self.model.relative_attention_bias(buckets).permute(0, 3, 1, 2)
+        else:
+            bias = torch.zeros(distance.shape[0], heads, new, total)
+        i = torch.arange(total - new, total)[:, None]
+        j = torch.arange(total)[None, :]
         return bias.masked_fill(j > i, float("-inf"))
 
     @torch.no_grad()
-    def feed(self, tokens):
-        """Appends tokens (a list of ids) to the cache; -> their logits [S][vocab]."""
+    def feed(self, tokens, positions=None):
+        """Appends tokens to the cache: a list of ids (one sequence; -> logits
+        [S][vocab]) or a long tensor [B][S] (-> [B][S][vocab]). positions:
+        their position ids (same shape), or None for the next S indices."""
+        single = not torch.is_tensor(tokens)
+        tokens = torch.tensor([tokens]) if single else tokens
+        B, new = tokens.shape
         m, c, kind = self.model, self.config, self.positional["type"]
-        new = len(tokens)
-        start, total = self.length, self.length + new
-        positions = torch.arange(start, total)
-        x = m.embed(torch.tensor(tokens)) * c["embedScale"]
+        if positions is None:
+            positions = torch.arange(self.length, self.length + new).expand(B, new)
+        else:
+            positions = torch.as_tensor(positions, dtype=torch.long).reshape(B, new)
+        self.positions = positions if self.positions is None else torch.cat([self.positions, positions], dim=1)
+        x = m.embed(tokens) * c["embedScale"]
         if kind == "sinusoidal":
-            x = x + sinusoidal_table(total, c["dModel"], self.positional["base"])[start:]
+            x = x + sinusoidal_table(0, c["dModel"], self.positional["base"], positions)
         elif kind == "learned":
-            if total > self.positional["maxLength"]:
-                raise ValueError(f"learned positions: {total} tokens > maxLength {self.positional['maxLength']}")
-            x = x + m.pos_embed.weight[start:total]
-        rope = self._rope(positions, total) if kind == "rope" else None
-        bias = self._bias(total, new)
+            if int(positions.max()) >= self.positional["maxLength"]:
+                raise ValueError(f"learned positions: position id {int(positions.max())} >= maxLength {self.positional['maxLength']}")
+            x = x + m.pos_embed(positions)
+        # transformers' seq_len for dynamic NTK: max(position_ids) + 1
+        rope = self._rope(positions, int(self.positions.max()) + 1) if kind == "rope" else None
+        bias = self._bias(new)
         heads, d = c["heads"], c["dModel"]
-        split = lambda t: t.view(new, heads, d // heads).transpose(0, 1)  # [H][S][hd]
+        split = lambda t: t.view(B, new, heads, d // heads).transpose(1, 2)  # [B][H][S][hd]
         for n, layer in enumerate(m.layers):
             attn = layer.self_attn
             h = layer.norm1(x)
@@ -116,15 +139,16 @@ class Decoder:
             if rope is not None:
                 q, k = rope_rotate_half(q, *rope), rope_rotate_half(k, *rope)
             if self.keys[n] is not None:
-                k = torch.cat([self.keys[n], k], dim=1)
-                v = torch.cat([self.values[n], v], dim=1)
+                k = torch.cat([self.keys[n], k], dim=2)
+                v = torch.cat([self.values[n], v], dim=2)
             self.keys[n], self.values[n] = k, v
             scores = q @ k.transpose(-1, -2) / math.sqrt(d // heads) + bias
             ctx = torch.softmax(scores, dim=-1) @ v
-            x = x + attn.out_proj(ctx.transpose(0, 1).reshape(new, d))
+            x = x + attn.out_proj(ctx.transpose(1, 2).reshape(B, new, d))
             x = x + layer.linear2(layer.act(layer.linear1(layer.norm2(x))))
-        self.length = total
-        return m.lm_head(m.norm(x))
+        self.length += new
+        logits = m.lm_head(m.norm(x))
+        return logits[0] if single else logits
 
 
 @torch.no_grad()

@@ -33,7 +33,7 @@ import sys
 
 import torch
 
-from copy_task import eval_symbols, copy_sequence
+from tasks import eval_symbols, copy_sequence
 from decode import full_logits, generate, max_relative_difference
 from model import SCHEMES, CopyDecoder
 from safetensors_io import read_safetensors, write_safetensors

@@ -20,7 +20,7 @@ import warnings
 
 import torch
 
-from model import CopyDecoder
+from model import SCHEMES, CopyDecoder
 from safetensors_io import read_safetensors
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -72,6 +72,8 @@ def main():
         if not (name.startswith("copy-") and name.endswith(".safetensors")):
             continue
         scheme = name[len("copy-"):-len(".safetensors")]
+        if scheme not in SCHEMES:  # the copy task's six models only, not the randomized-positions ones
+            continue
         model, config = load(os.path.join(MODELS, name))
         limit = limit_of(config)
         for n in sorted({min(n, limit) if limit else n for n in lengths}):

@@ -24,22 +24,26 @@ import torch.nn.functional as F
 SCHEMES = ("none", "learned", "sinusoidal", "rope", "alibi", "t5")
 
 
-def sinusoidal_table(length, d, base):
+def sinusoidal_table(length, d, base, positions=None):
     """Vaswani 3.5, interleaved: PE[p][2i] = sin(p w_i), PE[p][2i+1] = cos(p w_i),
-    w_i = base^(-2i/d), in double, rounded once to float (posenc_sinusoidal)."""
-    p = torch.arange(length, dtype=torch.float64)[:, None]
+    w_i = base^(-2i/d), in double, rounded once to float (posenc_sinusoidal).
+    Rows p = 0..length-1, or the rows of `positions` (a long tensor [...]:
+    -> [..., d])."""
+    p = (torch.arange(length) if positions is None else positions).to(torch.float64)[..., None]
     i = torch.arange(d, dtype=torch.float64)
     w = base ** (-(2 * torch.div(i, 2, rounding_mode="floor")) / d)
     angle = p * w
     return torch.where(i % 2 == 0, torch.sin(angle), torch.cos(angle)).float()
 
 
-def rope_cos_sin(length, rotary_dim, base):
+def rope_cos_sin(length, rotary_dim, base, positions=None):
     """RoPE (Su et al. 2021) caches: f_k = base^(-2k / rotary_dim), angles p f_k
-    in double, cos and sin rounded once to float (posenc's float64 precision)."""
+    in double, cos and sin rounded once to float (posenc's float64 precision).
+    Rows p = 0..length-1, or the rows of `positions` ([...] -> [..., r/2])."""
     k = torch.arange(rotary_dim // 2, dtype=torch.float64)
     inv_freq = base ** (-2 * k / rotary_dim)
-    angle = torch.arange(length, dtype=torch.float64)[:, None] * inv_freq
+    p = torch.arange(length) if positions is None else positions
+    angle = p.to(torch.float64)[..., None] * inv_freq
     return torch.cos(angle).float(), torch.sin(angle).float()
 
 
@@ -67,11 +71,20 @@ def alibi_bias(heads, length, max_bias):
     return (-alibi_slopes(heads, max_bias)[:, None, None] * distance).float()
 
 
-def t5_buckets(length, num_buckets, max_distance):
+def t5_buckets(length, num_buckets, max_distance, positions=None):
     """Hugging Face T5Attention._relative_position_bucket, bidirectional=False
-    (the decoder's), for relative_position = key - query: [S][S] long."""
-    pos = torch.arange(length)
-    n = (pos[:, None] - pos[None, :]).clamp(min=0)  # query - key, >= 0 in the past
+    (the decoder's), for relative_position = key - query: [S][S] long. With
+    `positions` [..., S], the positions' differences: [..., S][S] (a key at a
+    later position than its query, possible only with permuted ids, falls in
+    bucket 0, as the unidirectional bucketing clamps it)."""
+    pos = torch.arange(length) if positions is None else positions
+    return t5_bucket_of(pos[..., :, None] - pos[..., None, :], num_buckets, max_distance)
+
+
+def t5_bucket_of(distance, num_buckets, max_distance):
+    """The unidirectional bucket of query position - key position (a long
+    tensor), clamped at 0 (HF _relative_position_bucket, bidirectional=False)."""
+    n = distance.clamp(min=0)
     max_exact = num_buckets // 2
     is_small = n < max_exact
     large = max_exact + (
@@ -157,9 +170,43 @@ class CopyDecoder(nn.Module):
             added = self.pos_embed.weight[:length]
         return added, bias, rope
 
-    def forward(self, tokens):
-        """tokens [B][S] -> logits [B][S][vocabSize]"""
-        added, bias, rope = self._positions(tokens.shape[1])
+    def _explicit_positions(self, positions):
+        """The position pieces for explicit position ids [B][S] (randomized
+        positions, Ruoss et al. 2023; posenc's `positions` option): the
+        table rows and RoPE angles of the ids; ALiBi's -m_h (p_i - p_j) and
+        T5's bucket of p_j - p_i for every query i and key j <= i (the causal
+        mask stays by token order). Scores depend on the ids' differences
+        only, so the row constant that makes -m_h (p_i - p_j) equal to BLOOM's
+        m_h p_j (transformers build_alibi_tensor) leaves the softmax as it is.
+        -> (addend [B][S][d] or None, bias [B][H][S][S], rope or None)."""
+        p, c = self.positional, self.config
+        B, S = positions.shape
+        causal = torch.full((S, S), float("-inf")).triu(1)
+        added, rope, bias = None, None, causal.expand(B, c["heads"], S, S)
+        if p["type"] == "sinusoidal":
+            added = sinusoidal_table(S, c["dModel"], p["base"], positions)
+        elif p["type"] == "learned":
+            if int(positions.max()) >= p["maxLength"]:
+                raise ValueError(f"learned positions: position id {int(positions.max())} >= maxLength {p['maxLength']}")
+            added = self.pos_embed(positions)
+        elif p["type"] == "rope":
+            cos, sin = rope_cos_sin(S, c["dModel"] // c["heads"], p["base"], positions)
+            rope = (cos[:, None], sin[:, None])  # [B][1][S][r/2], broadcast over heads
+        elif p["type"] == "alibi":
+            distance = (positions[:, :, None] - positions[:, None, :]).to(torch.float64)
+            bias = causal + (-alibi_slopes(c["heads"], p["maxBias"])[None, :, None, None] * distance[:, None]).float()
+        elif p["type"] == "t5":
+            buckets = t5_buckets(S, p["numBuckets"], p["maxDistance"], positions)
+            bias = causal + self.relative_attention_bias(buckets).permute(0, 3, 1, 2)
+        return added, bias, rope
+
+    def forward(self, tokens, positions=None):
+        """tokens [B][S] -> logits [B][S][vocabSize]; positions: [B][S] long
+        position ids, or None for 0..S-1."""
+        if positions is None:
+            added, bias, rope = self._positions(tokens.shape[1])
+        else:
+            added, bias, rope = self._explicit_positions(positions)
         x = self.embed(tokens) * self.config["embedScale"]
         if added is not None:
             x = x + added

@@ -35,3 +35,8 @@ PAGE_SEED = 1
 def recipe_for(seed):
     """-> (arch kwargs for model.encoder_config, training recipe with its seed)"""
     return dict(ARCH), {**RECIPE, "seed": seed}
+
+# The schemes also trained (and scored) at randomized positions (Ruoss et
+# al. 2023, tasks.train_positions): the two whose positions are ids a model
+# reads directly, an absolute table and a rotation.
+RANDOMIZED_SCHEMES = ("learned", "rope")

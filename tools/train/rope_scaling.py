@@ -61,7 +61,7 @@ def inv_freq(rotary_dim, base, scaling=None, seq_len=None):
 
 
 def cos_sin(positions, frequencies, attention=1.0):
-    """A cos(p f_k), A sin(p f_k) [len(positions)][r / 2]: angles and products
-    in double, rounded once to float (model.rope_cos_sin's precision)."""
-    angle = torch.as_tensor(positions, dtype=torch.float64)[:, None] * frequencies
+    """A cos(p f_k), A sin(p f_k) [...positions' shape][r / 2]: angles and
+    products in double, rounded once to float (model.rope_cos_sin's precision)."""
+    angle = torch.as_tensor(positions, dtype=torch.float64)[..., None] * frequencies
     return (attention * torch.cos(angle)).float(), (attention * torch.sin(angle)).float()

@@ -1,16 +1,18 @@
 """The training loop: AdamW with linear warmup and cosine decay, gradient
-clipping, cross-entropy on the copied symbols only, each batch mixing lengths
-(n drawn per sequence). Seeded by three torch.Generators derived from the
-recipe's seed: one for the parameters every scheme shares, one for the
-scheme's own positional parameters, one for the batches. So for a given seed
-every scheme starts from the same shared weights and sees the same batches."""
+clipping, cross-entropy on the target tokens only, each batch mixing lengths
+(n drawn per sequence). Seeded by torch.Generators derived from the recipe's
+seed: one for the parameters every scheme shares, one for the scheme's own
+positional parameters, one for the batches, and for randomized positions one
+for the position ids. So for a given seed every scheme, either task and
+either kind of positions starts from the same shared weights and sees the
+same source sequences in the same order."""
 import math
 import time
 
 import torch
 import torch.nn.functional as F
 
-from copy_task import TRAIN_MAX_N, TRAIN_MIN_N, train_batch
+from tasks import TRAIN_MAX_N, TRAIN_MIN_N, train_batch, train_positions
 from model import CopyDecoder
 
 
@@ -41,8 +43,8 @@ POSITIONAL_PARAMETERS = ("pos_embed.weight", "relative_attention_bias.weight")
 
 def seeds_of(seed):
     """The generator seeds of one training seed: (shared weights, positional
-    parameters, batches)."""
-    return seed, 1000 + seed, 2000 + seed
+    parameters, batches, randomized position ids)."""
+    return seed, 1000 + seed, 2000 + seed, 3000 + seed
 
 
 @torch.no_grad()
@@ -54,7 +56,7 @@ def init_weights(model, recipe):
     shared parameters draw from their own generator, in the same order for
     every scheme, so they start equal across schemes."""
     d = model.config["dModel"]
-    shared_seed, positional_seed, _ = seeds_of(recipe["seed"])
+    shared_seed, positional_seed = seeds_of(recipe["seed"])[:2]
     shared = torch.Generator().manual_seed(shared_seed)
     positional = torch.Generator().manual_seed(positional_seed)
     normal = lambda p, std, g: p.copy_(torch.randn(p.shape, generator=g) * std)
@@ -87,10 +89,14 @@ def param_groups(model, weight_decay):
     return [{"params": decay, "weight_decay": weight_decay}, {"params": keep, "weight_decay": 0.0}]
 
 
-def train(config, recipe, log=print):
-    """Trains a CopyDecoder; returns (model, final loss, wall seconds, CPU
-    seconds of all its threads, history)."""
+def train(config, recipe, task="copy", max_position=None, log=print):
+    """Trains a CopyDecoder on `task` ('copy' or 'reverse'); with
+    max_position, on randomized position ids drawn from [0, max_position)
+    (Ruoss et al. 2023; tasks.train_positions), from a generator of their own
+    so that the batches are those of the model without them. Returns (model,
+    final loss, wall seconds, CPU seconds of all its threads, history)."""
     generator = torch.Generator().manual_seed(seeds_of(recipe["seed"])[2])
+    position_generator = torch.Generator().manual_seed(seeds_of(recipe["seed"])[3])
     model = CopyDecoder(config)
     init_weights(model, recipe)
     optimizer = torch.optim.AdamW(param_groups(model, recipe["weight_decay"]), lr=recipe["lr"],
@@ -107,11 +113,14 @@ def train(config, recipe, log=print):
         size = -(-len(ns) // recipe["chunks"])
         total, copies = 0.0, 0
         for i in range(0, len(ns), size):
-            tokens, targets, mask = train_batch(ns[i:i + size], generator)
-            losses = F.cross_entropy(model(tokens).flatten(0, 1), targets.flatten(), reduction="none")
+            tokens, targets, mask = train_batch(task, ns[i:i + size], generator)
+            positions = None
+            if max_position is not None:
+                positions = train_positions(ns[i:i + size], tokens.shape[1], max_position, position_generator)
+            losses = F.cross_entropy(model(tokens, positions).flatten(0, 1), targets.flatten(), reduction="none")
             total = total + (losses * mask.flatten()).sum()
             copies += sum(ns[i:i + size])
-        loss = total / copies  # the mean over every copied symbol of the batch
+        loss = total / copies  # the mean over every target token of the batch
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), recipe["clip"])

@@ -40,7 +40,12 @@ export function attachReadout(canvas, overlay, readout, current, onCursor = () =
       o.stroke();
       o.globalAlpha = 1;
     };
-    if (isGrid(figure)) {
+    if (isGrid(figure) && figure.highlight) {
+      // a figure that is not a grid of cells (a scatter) marks the cursor its own way
+      figure.highlight(o, cursor);
+      readout.textContent = figure.describe(cursor.row, cursor.col, cursor);
+      onCursor(cursor);
+    } else if (isGrid(figure)) {
       // the pixels of cell i of n over len pixels (the mapping of heatmap.js)
       const span = (i, n, len) => (n > len ? [Math.floor((i * len) / n), Math.floor((i * len) / n) + 1] : [Math.ceil((i * len) / n), Math.ceil(((i + 1) * len) / n)]);
       const [x0, x1] = span(cursor.col, figure.cols, plot.w);

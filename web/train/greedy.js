@@ -1,22 +1,19 @@
-// train/greedy.js: a copy-task model generating the copy on the page, the way
-// Kazemnejad et al. 2023 score it: from [BOS, s_1..s_n, SEP] the model picks
-// its argmax, that token is fed back as input (through the KV cache of
-// encoder.decoder(), one step at O(length)), n times. One token per timer
-// tick, so the reader watches the copy grow; at once under
-// prefers-reduced-motion. Each token is a <span> of the box, right (green) or
-// wrong (red) against s_i; the box's data-generated records the run for tests.
-import { copyPrompt } from '../models/copy-task.js';
+// train/greedy.js: a trained model generating its answer on the page (the
+// copy, or the reversal), the way Kazemnejad et al. 2023 decode: from [BOS,
+// s_1..s_n, SEP] the model picks its argmax, that token is fed back as input
+// (through the KV cache of encoder.decoder(), one step at O(length)), n
+// times. One token per timer tick, so the reader watches the answer grow; at
+// once under prefers-reduced-motion. Each token is a <span> of the box, right
+// (green) or wrong (red) against t_i; the box's data-generated records the
+// run for tests.
+import { argmax, taskPrompt, targetOf } from '../models/tasks.js';
 
-/** The index of the largest logit, the first of equal ones (as encoder.generate picks). */
-function argmax(logits) {
-  let best = 0;
-  for (let v = 1; v < logits.length; v++) if (logits[v] > logits[best]) best = v;
-  return best;
-}
+// The argmax picked: torch.argmax's (a NaN counts as the largest), the one encoder.generate uses.
+export { argmax };
 
 /**
  * box: { caption, tokens } elements; glyph(token) -> text; name: the model's name.
- * Returns { show(key, name, symbols, encoderOf), stop() }: show starts a new
+ * Returns { show(key, name, task, symbols, encoderOf), stop() }: show starts a new
  * run unless `key` is the current one; encoderOf() -> an encoder it disposes.
  */
 export function createGreedy(box, glyph) {
@@ -25,10 +22,11 @@ export function createGreedy(box, glyph) {
   const caption = (r) => {
     const n = r.symbols.length;
     const k = r.generated.length;
-    if (k < n) return `Greedy: ${r.name} generates the copy, ${k} of ${n} tokens…`;
+    const answer = r.task === 'copy' ? 'the copy' : 'the reversal';
+    if (k < n) return `Greedy: ${r.name} generates ${answer}, ${k} of ${n} tokens…`;
     const right = r.correct.filter(Boolean).length;
     const first = r.correct.indexOf(false);
-    const exact = first < 0 ? 'exact match' : `not an exact match: its first error is symbol ${first + 1}, and it copies its own tokens from there`;
+    const exact = first < 0 ? 'exact match' : `not an exact match: its first error is symbol ${first + 1}, and it reads its own tokens from there`;
     return `Greedy: ${r.name} generates ${right} of ${n} symbols right, ${exact}.`;
   };
 
@@ -49,13 +47,13 @@ export function createGreedy(box, glyph) {
     const t = argmax(r.logits);
     const i = r.generated.length;
     r.generated.push(t);
-    r.correct.push(t === r.symbols[i]);
+    r.correct.push(t === r.target[i]);
     const span = document.createElement('span');
     span.textContent = glyph(t);
-    span.className = t === r.symbols[i] ? 'right' : 'wrong';
-    span.title = t === r.symbols[i] ? `copy of symbol ${i + 1}: '${glyph(t)}'` : `copy of symbol ${i + 1}: '${glyph(t)}', should be '${glyph(r.symbols[i])}'`;
+    span.className = t === r.target[i] ? 'right' : 'wrong';
+    span.title = t === r.target[i] ? `target ${i + 1}: '${glyph(t)}'` : `target ${i + 1}: '${glyph(t)}', should be '${glyph(r.target[i])}'`;
     box.tokens.append(span);
-    const done = r.generated.length === r.symbols.length;
+    const done = r.generated.length === r.target.length;
     if (!done) r.logits = r.decoder.feed(t, { out: r.logits });
     record(r);
     if (done) {
@@ -66,7 +64,7 @@ export function createGreedy(box, glyph) {
     return done;
   }
 
-  function show(key, name, symbols, encoderOf) {
+  function show(key, name, task, symbols, encoderOf) {
     if (run.key === key) return;
     stop();
     box.tokens.replaceChildren();
@@ -75,7 +73,7 @@ export function createGreedy(box, glyph) {
     try {
       // the prompt, then every generated token but the last: 2n + 1 positions
       decoder = encoder.decoder({ maxLength: 2 * symbols.length + 1 });
-      run = { key, name, symbols, generated: [], correct: [], encoder, decoder, logits: decoder.feed(copyPrompt(symbols)), timer: null };
+      run = { key, name, task, symbols, target: targetOf(task, symbols), generated: [], correct: [], encoder, decoder, logits: decoder.feed(taskPrompt(symbols)), timer: null };
     } catch (error) {
       decoder?.dispose();
       encoder.dispose();

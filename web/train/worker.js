@@ -1,20 +1,22 @@
-// train/worker.js: the module worker of the "train short, test long" view.
-// It loads posenc and the six models, and scores the copy task point by
-// point (one scheme at one n), posting each result as it comes, so the page
+// train/worker.js: the module worker of the "train short, test long" views.
+// It loads posenc and the models of web/models/, and scores them point by
+// point (one model at one n), posting each result as it comes, so the page
 // draws the curves as they grow and stays responsive. A new job replaces the
 // current one between two points (the page's controls cancel stale work).
 //
-// A point is teacher-forced (measure 'token': token accuracy and exact match
-// from one causal pass per sequence) or greedy (measure 'greedy': greedy exact
-// match, each sequence generated with the KV cache, encoder.generate).
+// A point is every measure of models/tasks.js scoreTask: teacher-forced
+// (token accuracy, exact match, correct prefix, loss, per-position accuracy,
+// from one causal pass per sequence) and greedy token accuracy (each sequence
+// generated with the KV cache). A randomized-positions model reads the
+// seeded position ids of models/tasks.js evalPositions.
 //
-// Messages in:  { id, tasks: [{ key, scheme, scaling, n, count, measure }] }
-// Messages out: { id, key, n, count, measure, tokenAccuracy, exactMatch } or
-//               { id, key, n, count, measure, greedyExactMatch } per point,
+// Messages in:  { id, tasks: [{ key, task, model, scaling, n, count }] }
+// Messages out: { id, key, n, ...scoreTask's measures } per point, or
+//               { id, key, n, failed: message } for a point posenc could not score,
 //               { id, finished: true } at the end, { id, error } on failure.
 import * as posenc from '../dist/encoder.mjs';
-import { copyAccuracy, copyGreedy } from '../models/copy-task.js';
-import { SCHEMES, loadModel, modelOptions } from './copy-models.js';
+import { scoreTask } from '../models/tasks.js';
+import { generateWith, loadModel, modelOptions, positionsOf } from './models.js';
 
 const ready = posenc.init();
 let job = null;
@@ -29,15 +31,24 @@ const tick = () =>
   });
 
 async function encoderFor(task) {
-  const sig = JSON.stringify([task.scheme, task.scaling]);
+  const sig = JSON.stringify([task.task, task.model, task.scaling]);
   if (model?.sig === sig) return model.encoder;
-  const bytes = await loadModel(task.scheme);
+  const bytes = await loadModel(task.task, task.model);
   model?.encoder.dispose();
   model = null;
   // keepAttention: false: the scores need logits only, not layers x heads x seq^2 floats
   const encoder = posenc.createEncoder(modelOptions(posenc, bytes, task.scaling, { keepAttention: false }));
   model = { sig, encoder };
   return encoder;
+}
+
+/** Every measure of one task's point (models/tasks.js scoreTask). */
+function score(encoder, task) {
+  return scoreTask(task.task, task.n, task.count, {
+    logitsOf: (tokens, positions) => encoder.logits(tokens, positions ? { causal: true, positions } : { causal: true }),
+    generate: (prompt, n, positions) => generateWith(encoder, prompt, n, positions),
+    positionsOf: positionsOf(task.model),
+  });
 }
 
 // One loop at a time works through the current job; onmessage only swaps the job.
@@ -53,10 +64,14 @@ async function run() {
         const task = j.tasks[j.next];
         const encoder = await encoderFor(task);
         if (job === j) {
-          const r = task.measure === 'greedy'
-            ? copyGreedy((prompt, n) => encoder.generate(prompt, { maxNewTokens: n }), task.n, task.count)
-            : copyAccuracy((tokens) => encoder.logits(tokens, { causal: true }), task.n, task.count);
-          postMessage({ id: j.id, key: task.key, n: task.n, count: task.count, measure: task.measure, ...r });
+          // a point that cannot be scored (a model posenc cannot run) is reported, and the job goes on
+          let result;
+          try {
+            result = score(encoder, task);
+          } catch (error) {
+            result = { failed: error.message };
+          }
+          postMessage({ id: j.id, key: task.key, n: task.n, ...result });
           if (++j.next === j.tasks.length) {
             if (job === j) job = null;
             postMessage({ id: j.id, finished: true });
@@ -82,6 +97,3 @@ onmessage = (e) => {
   }
   run();
 };
-
-// start fetching every model while posenc compiles
-for (const scheme of SCHEMES) loadModel(scheme).catch(() => {});

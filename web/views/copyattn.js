@@ -1,27 +1,33 @@
-// views/copyattn.js: what a trained copy-task model attends to, on a sequence
+// views/copyattn.js: what a trained model of the section's task
+// (train/client.js currentTask: copy or reversal) attends to, on a sequence
 // the reader types (symbols a..p are tokens 2..17) or draws at random, of any
-// length up to 256 symbols, past the training range (n <= 32) included. The
-// model reads [BOS, s_1..s_n, SEP, s_1..s_n] causally; one panel per layer and
-// head shows encoder.attention(layer) (rows = queries, columns = keys), and a
-// strip under them marks each copied symbol the model predicts right or wrong
-// (copyCorrect of models/copy-task.js, argmax teacher-forced). Below the
-// figure the same model generates the copy greedily, token by token, each
-// token right or wrong (train/greedy.js, with the KV cache).
+// length up to 256 symbols, past the training range (n <= 32) included: the
+// default has 40 symbols. The model reads [BOS, s_1..s_n, SEP, t_1..t_n]
+// causally; one panel per layer and head shows encoder.attention(layer)
+// (rows = queries, columns = keys), with position ticks on the outer panels
+// and SEP's row and column marked on every panel, and a strip under them
+// marks each target token the model predicts right or wrong (teacherForced
+// of models/tasks.js, argmax teacher-forced). Below the figure the same model
+// generates the answer greedily, token by token, each token right or wrong
+// (train/greedy.js, with the KV cache).
 //
 // Colours: probabilities on the warm half of the page's coolwarm map (0 = the
 // neutral grey, 1 = full red), as the attention view above. canvas.dataset.panels
 // records each panel's rectangle (device px), layer and head, dataset.scheme whose
-// model they show; dataset.strip the
-// strip's rectangle and, per copied symbol, right (1) or wrong (0).
+// model they show, dataset.ticks the positions ticked (SEP's among them);
+// dataset.strip the strip's rectangle and, per target token, right (1) or wrong (0).
 import { int, choice } from '../state.js';
-import { BOS, SEP, copySequence, copyCorrect } from '../models/copy-task.js';
-import { SCHEMES, NAMES, TRAIN_MAX_N, loadModel } from '../train/copy-models.js';
+import { BOS, SEP, evalSymbols, taskSequence, teacherForced } from '../models/tasks.js';
+import { SCHEMES, NAMES, TASK_NAMES, TRAIN_MAX_N, loadModel } from '../train/models.js';
+import { currentTask, evaluator } from '../train/client.js';
 import { createGreedy } from '../train/greedy.js';
 import { paintPanel, panelCellAt, snapPanel } from '../draw/heatmap.js';
 import { drawColorBar } from '../draw/axes.js';
 
 export const MAX_N = 256;
 const LETTERS = 'abcdefghijklmnop'; // a = token 2 ... p = token 17
+/** The default sequence: evaluation sequence 0 at n = 40, past the training range (n <= 32). */
+export const DEFAULT_SYMBOLS = evalSymbols(40, 0).map((t) => LETTERS[t - 2]).join('');
 
 /** A typed sequence: 1 to `most` symbols a..p (case and blanks ignored). */
 const symbolsParam = (most, def) => ({
@@ -41,17 +47,18 @@ const glyph = (tok) => (tok === BOS ? '^' : tok === SEP ? '|' : LETTERS[tok - 2]
 
 let redrawLater = () => {};
 let greedy = null; // the greedy copy under the figure (train/greedy.js)
-const models = new Map(); // scheme -> bytes, once loaded
-const pending = new Set(); // schemes being fetched: one fetch, one redraw when it ends
-const failures = new Map(); // scheme -> why its last load failed, shown once
-function bytesOf(scheme) {
-  if (models.has(scheme)) return models.get(scheme);
-  if (pending.has(scheme)) return null;
-  pending.add(scheme);
-  loadModel(scheme)
-    .then((b) => models.set(scheme, b), (e) => failures.set(scheme, e.message))
+const models = new Map(); // 'task-scheme' -> bytes, once loaded
+const pending = new Set(); // models being fetched: one fetch, one redraw when it ends
+const failures = new Map(); // model -> why its last load failed, shown once
+function bytesOf(task, scheme) {
+  const name = `${task}-${scheme}`;
+  if (models.has(name)) return models.get(name);
+  if (pending.has(name)) return null;
+  pending.add(name);
+  loadModel(task, scheme)
+    .then((b) => models.set(name, b), (e) => failures.set(name, e.message))
     .finally(() => {
-      pending.delete(scheme);
+      pending.delete(name);
       redrawLater();
     });
   return null;
@@ -59,36 +66,47 @@ function bytesOf(scheme) {
 
 // The last computation, reused by draw, the read-out and the downloads (the encoder is disposed at once).
 let cache = { key: null };
-function compute(s, posenc, bytes) {
-  const key = JSON.stringify([s.scheme, s.symbols]);
+function compute(s, task, posenc, bytes) {
+  const key = JSON.stringify([task, s.scheme, s.symbols]);
   if (cache.key === key) return cache;
-  const tokens = copySequence([...s.symbols].map((c) => LETTERS.indexOf(c) + 2));
-  const enc = posenc.createEncoder({ weights: bytes });
+  const tokens = taskSequence(task, [...s.symbols].map((c) => LETTERS.indexOf(c) + 2));
+  // keepAttention: the probabilities are what this view draws (posenc keeps them only when asked)
+  const enc = posenc.createEncoder({ weights: bytes, keepAttention: true });
   try {
     const logits = enc.logits(tokens, { causal: true });
     const { layers, heads } = enc.config;
     const probs = Array.from({ length: layers }, (_, l) => enc.attention(l));
-    cache = { key, tokens, L: tokens.length, layers, heads, probs, correct: copyCorrect(tokens, logits) };
+    cache = { key, tokens, L: tokens.length, layers, heads, probs, correct: teacherForced(tokens, logits).right };
   } finally {
     enc.dispose();
   }
   return cache;
 }
 
-// Sizes in CSS px: panel titles, gaps, the colour bar, the strip and its caption.
+// Sizes in CSS px: panel titles, gaps, the colour bar, the strip and its caption, the
+// position labels left of the first column and under the last row.
 const T = 16;
 const G = 8;
 const BAR = 64;
 const STRIP = 18;
 const CAP = 20;
+const TICKS = 26;
+const TICK = 4;
 
 export default {
   id: 'copyattn',
   labels: { scheme: 'model', symbols: 'sequence', n: 'random n' },
-  params: { scheme: choice(SCHEMES, 'rope'), symbols: symbolsParam(MAX_N, 'deadbeefcafebabe'), n: int(1, MAX_N, 48) },
+  params: { scheme: choice(SCHEMES, 'rope'), symbols: symbolsParam(MAX_N, DEFAULT_SYMBOLS), n: int(1, MAX_N, 48) },
 
   attach(el, redraw) {
     redrawLater = redraw;
+    // the task follows the section's: redrawn when it changes
+    let task = currentTask();
+    evaluator().subscribe(() => {
+      if (currentTask() === task) return;
+      task = currentTask();
+      redraw();
+    });
     greedy = createGreedy({ caption: el.querySelector('.generation-caption'), tokens: el.querySelector('.generation-tokens') }, glyph);
     // "Draw at random": n symbols into the sequence box, as if typed (so the URL and undo follow)
     el.querySelector('[data-action="random"]').addEventListener('click', () => {
@@ -103,9 +121,10 @@ export default {
 
   /** Rows per (layer, head, query), columns per key. */
   data(s, posenc) {
-    const bytes = models.get(s.scheme);
+    const task = currentTask();
+    const bytes = models.get(`${task}-${s.scheme}`);
     if (!bytes) throw new Error('the model is still loading');
-    const { L, layers, heads, probs } = compute(s, posenc, bytes);
+    const { L, layers, heads, probs } = compute(s, task, posenc, bytes);
     return {
       rows: layers * heads * L, cols: L,
       read: (r0, n, out) => {
@@ -122,12 +141,13 @@ export default {
 
   draw(ctx, t, size, s, posenc) {
     const { width, height, dpr } = size;
-    const failure = failures.get(s.scheme);
+    const task = currentTask();
+    const failure = failures.get(`${task}-${s.scheme}`);
     if (failure) {
-      failures.delete(s.scheme); // shown once: the next draw the reader asks for fetches again
+      failures.delete(`${task}-${s.scheme}`); // shown once: the next draw the reader asks for fetches again
       throw new Error(failure);
     }
-    const bytes = bytesOf(s.scheme);
+    const bytes = bytesOf(task, s.scheme);
     if (!bytes) {
       ctx.fillStyle = t.muted;
       ctx.font = `13px ${t.font}`;
@@ -137,16 +157,17 @@ export default {
       const plot = { x: 0, y: 0, w: 1, h: 1 };
       return { plot, rows: 1, cols: 1, min: 0, max: 1, cellAt: () => null, describe: () => '' };
     }
-    const { tokens, L, layers, heads, probs, correct } = compute(s, posenc, bytes);
+    const { tokens, L, layers, heads, probs, correct } = compute(s, task, posenc, bytes);
     const symbols = [...s.symbols].map((c) => LETTERS.indexOf(c) + 2);
-    greedy.show(JSON.stringify([s.scheme, s.symbols]), NAMES[s.scheme], symbols, () => posenc.createEncoder({ weights: bytes, keepAttention: false }));
+    greedy.show(JSON.stringify([task, s.scheme, s.symbols]), NAMES[s.scheme], task, symbols, () => posenc.createEncoder({ weights: bytes, keepAttention: false }));
     const n = correct.length;
-    // panel side p: heads across, layers down, the colour bar right, the strip and its caption below
-    const pw = (width - 8 - BAR - (heads - 1) * G) / heads;
-    const ph = (height - 8 - layers * T - (layers - 1) * G - G - STRIP - CAP - 14) / layers;
+    // panel side p: heads across, layers down, the colour bar right, the strip and its caption
+    // below; room for the position labels left of the first column and under the last row
+    const pw = (width - 8 - TICKS - BAR - (heads - 1) * G) / heads;
+    const ph = (height - 8 - layers * T - (layers - 1) * G - TICKS - G - STRIP - CAP - 14) / layers;
     const p = Math.max(8, Math.floor(Math.min(pw, ph)));
     const gridW = heads * p + (heads - 1) * G;
-    const left = Math.max(4, Math.floor((width - gridW - BAR) / 2));
+    const left = TICKS + Math.max(4, Math.floor((width - TICKS - gridW - BAR) / 2));
     const top = 4;
     const panels = [];
     ctx.save();
@@ -161,12 +182,52 @@ export default {
       }
     }
     ctx.restore();
+    // positions: SEP's query row and key column ticked on every panel (left and bottom edges, in
+    // the gaps), and on the outer panels the positions 0, SEP and the last one labelled
+    const sep = n + 1;
+    const ticks = [0, sep, L - 1];
+    const centre = (start, w, i) => (start + ((i + 0.5) * w) / L) / dpr;
+    ctx.save();
+    ctx.strokeStyle = t.fg;
+    ctx.fillStyle = t.fg;
+    ctx.lineWidth = 1;
+    ctx.font = `${p >= 100 ? 10 : 9}px ${t.font}`;
+    for (const q of panels) {
+      const x0 = q.x / dpr;
+      const y1 = (q.y + q.h) / dpr;
+      for (const i of q.head === 0 || q.layer === layers - 1 ? ticks : [sep]) {
+        ctx.beginPath();
+        if (q.head === 0 || i === sep) {
+          ctx.moveTo(x0 - 1.5, Math.round(centre(q.y, q.h, i)) + 0.5);
+          ctx.lineTo(x0 - 1.5 - TICK, Math.round(centre(q.y, q.h, i)) + 0.5);
+        }
+        if (q.layer === layers - 1 || i === sep) {
+          ctx.moveTo(Math.round(centre(q.x, q.w, i)) + 0.5, y1 + 1.5);
+          ctx.lineTo(Math.round(centre(q.x, q.w, i)) + 0.5, y1 + 1.5 + TICK);
+        }
+        ctx.stroke();
+      }
+      const label = (i) => (i === sep ? 'SEP' : String(i));
+      if (q.head === 0) {
+        ctx.textAlign = 'right';
+        ctx.textBaseline = 'middle';
+        for (const i of ticks) ctx.fillText(label(i), x0 - 3 - TICK, centre(q.y, q.h, i));
+      }
+      if (q.layer === layers - 1) {
+        ctx.textBaseline = 'top';
+        ticks.forEach((i, k) => {
+          ctx.textAlign = ['left', 'center', 'right'][k];
+          ctx.fillText(label(i), centre(q.x, q.w, i), y1 + 2 + TICK);
+        });
+      }
+    }
+    ctx.restore();
     const first = panels[0];
     const lastPanel = panels[panels.length - 1];
     drawColorBar(ctx, t, dpr, { x: Math.round((left + gridW + 10) * dpr), y: first.y, w: Math.round(12 * dpr), h: lastPanel.y + lastPanel.h - first.y }, -1, 1, 'attention', false, [0.5, 1]);
 
-    // the strip: copied symbol i right (green) or wrong (red), in whole device pixels by the heatmap rule
-    const sy = top + layers * (T + p + G) + 4;
+    // the strip: target token i right (green) or wrong (red), in whole device pixels by the heatmap rule
+    const sy = top + layers * (T + p + G) + TICKS - 4;
     const strip = { x: Math.round(left * dpr), y: Math.round(sy * dpr), w: Math.round(gridW * dpr), h: Math.round(STRIP * dpr) };
     const colors = t.dark ? { right: '#5fd35f', wrong: '#ff6b6b' } : { right: '#2ca02c', wrong: '#d62728' };
     ctx.save();
@@ -195,11 +256,14 @@ export default {
     ctx.textBaseline = 'top';
     ctx.textAlign = 'left';
     const beyond = n > TRAIN_MAX_N ? `, past the training range (n ≤ ${TRAIN_MAX_N})` : '';
-    ctx.fillText(`${NAMES[s.scheme]} copies ${right} of ${n} symbols right (green; red: wrong)${beyond}`, left, sy + STRIP + 4, width - left - 4);
+    const verb = task === 'copy' ? 'copies' : 'reverses';
+    ctx.fillText(`${NAMES[s.scheme]} ${verb} ${right} of ${n} symbols right (green; red: wrong)${beyond}`, left, sy + STRIP + 4, width - left - 4);
     ctx.restore();
 
     ctx.canvas.dataset.panels = JSON.stringify(panels);
     ctx.canvas.dataset.scheme = s.scheme;
+    ctx.canvas.dataset.task = task;
+    ctx.canvas.dataset.ticks = JSON.stringify({ sep, labelled: ticks, length: TICK });
     ctx.canvas.dataset.strip = JSON.stringify({ ...strip, n, correct: correct.map(Number), colors });
     return {
       plot: first, panels, rows: L, cols: L, min: -1, max: 1,

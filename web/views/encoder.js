@@ -50,7 +50,8 @@ function compute(s, posenc) {
   const { chars, tokens, config } = encoderConfig(s.text, s.scheme);
   const L = chars.length;
   const run = (options) => {
-    const enc = posenc.createEncoder(options);
+    // keepAttention: the probabilities are what this view draws (posenc keeps them only when asked)
+    const enc = posenc.createEncoder({ ...options, keepAttention: true });
     try {
       enc.forward(tokens);
       return enc.attention(0);
