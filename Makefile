@@ -48,7 +48,7 @@ help:
 	@echo "make wasm | js | native | clean"
 	@echo "make fuzz   fuzz every public C routine FUZZ_SECONDS each (default 60), ASan + UBSan"
 	@echo "make install PREFIX=...   the C header, static library and posenc.pc"
-	@echo "make models retrain the copy-task models of web/models/ (PyTorch, ~1 hour)"
+	@echo "make models retrain the models of web/models/, copy and reversal (PyTorch, ~4 hours on 2 cores)"
 	@echo "make reference  rewrite tests/fixtures/reference-torch/ from the reference implementations (PyTorch)"
 
 # ---------------------------------------------------------------- dependencies
@@ -288,14 +288,15 @@ bench: deps wasm js build/bench/probes.wasm bench-ort
 	$(NODE) bench/demo-load.mjs
 
 # ---------------------------------------------------------------- models
-# The copy-task models of web/models/ (tools/train/README.md): one per
-# positional scheme, identical but for it, each trained on seeds 1..SEEDS with
-# Debian's PyTorch (CPU) on 2 threads; the page's files are seed 1's, the
-# manifest has every seed's scores. SEEDS=1 retrains only the page's models
-# (the manifest keeps the other seeds' figures when the recipe is unchanged).
-# Not part of `make test`: the trained files are committed and
-# tests/models.test.js checks them. OpenBLAS comes with torch: without it
-# torch's matrix products use the reference BLAS, ~18x slower.
+# The trained models of web/models/ (tools/train/README.md): per task (copy,
+# reversal) one per positional scheme, identical but for it, and learned and
+# RoPE positions trained at randomized positions; each trained on seeds
+# 1..SEEDS with Debian's PyTorch (CPU) on 2 threads, then scored; the page's
+# files are seed 1's, the manifest has every seed's scores. SEEDS=1 retrains
+# only the page's models (the manifest keeps the other seeds' figures when
+# the recipe is unchanged). Not part of `make test`: the trained files are
+# committed and tests/models.test.js checks them. OpenBLAS comes with torch:
+# without it torch's matrix products use the reference BLAS, ~18x slower.
 TORCH_PYTHON ?= /usr/bin/python3
 SEEDS        ?= 3
 MULTIARCH    := $(shell uname -m)-linux-gnu

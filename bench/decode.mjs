@@ -34,7 +34,8 @@ console.log(`Greedy generation of ${NEW_TOKENS} tokens after a ${prompt.length}-
 console.log('| model | KV cache ms | recompute ms | recompute / cache | cache ms per token |');
 console.log('| --- | ---: | ---: | ---: | ---: |');
 let failed = false;
-for (const m of manifest.models) {
+// the copy task's six models (the manifest also lists the reversal's and the randomized-positions ones)
+for (const m of manifest.models.filter((x) => x.task === 'copy' && x.positions === 'sequential')) {
   const enc = posenc.createEncoder({ weights: readFileSync(new URL(`../web/models/${m.file}`, import.meta.url)), keepAttention: false });
   const times = { cache: [], recompute: [] };
   let tokens = {};

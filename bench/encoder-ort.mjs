@@ -142,7 +142,8 @@ export async function encoderOrtTasks() {
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   const manifest = JSON.parse(readFileSync(new URL('web/models/manifest.json', root)));
   let warmed = false;
-  for (const m of manifest.models) {
+  // the copy task's six models, the ones tools/train/export_onnx.py exports
+  for (const m of manifest.models.filter((x) => x.task === 'copy' && x.positions === 'sequential')) {
     if (ONLY && !ONLY.includes(m.scheme)) continue;
     const limit = m.config.positional.type === 'learned' ? m.config.positional.maxLength : Infinity;
     for (const n of [...new Set(LENGTHS.map((n) => Math.min(n, limit)))]) {

@@ -10,7 +10,7 @@ const out = process.argv[2] ?? new URL('../docs/train-view.png', import.meta.url
 const env = await launch();
 try {
   const { page, problems } = await openPage(env.browser, env.url, { width: 760, height: 900, query: '?train.scaling=yarn' });
-  await page.waitForFunction(() => document.querySelector('[data-view="train"]').dataset.evalDone === 'true', null, { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelector('[data-view="train"]').dataset.evalDone === 'true', null, { timeout: 120000 });
   if (problems.length) throw new Error(problems.join('\n'));
   // the heading, controls and curves only (the paragraph is in the README beside the picture): under 100 KB
   await page.$eval('[data-view="train"] > p', (p) => (p.hidden = true));

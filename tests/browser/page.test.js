@@ -7,7 +7,7 @@
 import { launch, openPage, SCREENSHOTS } from './chromium.js';
 import { CSP } from '../../tools/serve.mjs';
 
-const VIEWS = ['table', 'curves', 'notebook', 'relative', 't5', 'deberta', 'similarity', 'rope', 'grid2d', 'mrope', 'alibi', 'encoder', 'train', 'copyattn'];
+const VIEWS = ['table', 'curves', 'notebook', 'relative', 't5', 'deberta', 'similarity', 'rope', 'grid2d', 'mrope', 'alibi', 'encoder', 'train', 'breaks', 'lengthloss', 'compound', 'copyattn'];
 
 let env;
 beforeAll(async () => {

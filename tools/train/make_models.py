@@ -136,9 +136,11 @@ def write_fixture(model, task, path):
 
 def update_fixture(model, task, path):
     """Writes the logit fixture of a page model, unless the file there holds
-    the same tokens and logits within 1e-5 of each row's largest: torch on
-    another run of the same weights sums some products in another order
-    (about 1e-6 relative), which is no reason to rewrite the file."""
+    the same tokens and logits within 1e-4 of each row's largest (the bound
+    of tests/models.test.js): torch on another run of the same weights sums
+    some products in another order (up to about 1e-5 relative past the
+    training length, measured on these files), which is no reason to
+    rewrite them."""
     if os.path.exists(path):
         old, _ = read_safetensors(path)
         scratch = path + ".new"
@@ -146,11 +148,11 @@ def update_fixture(model, task, path):
         new, _ = read_safetensors(scratch)
         same = old.keys() == new.keys() and all(
             torch.equal(old[k], new[k]) if k.startswith("tokens.") else
-            bool(((old[k] - new[k]).abs() <= 1e-5 * new[k].abs().amax(-1, keepdim=True)).all())
+            bool(((old[k] - new[k]).abs() <= 1e-4 * new[k].abs().amax(-1, keepdim=True)).all())
             for k in new)
         if same:
             os.remove(scratch)
-            print(f"  {os.path.relpath(path, ROOT)}: kept (the same logits within 1e-5)", flush=True)
+            print(f"  {os.path.relpath(path, ROOT)}: kept (the same logits within 1e-4)", flush=True)
             return
         os.replace(scratch, path)
         print(f"  {os.path.relpath(path, ROOT)}: rewritten (its logits differ)", flush=True)

@@ -6,7 +6,8 @@
 // computed point is a disk on a ring of the background, so its centre pixel
 // has the series' colour even where lines cross it. The geometry is recorded
 // on the canvas (data-plot; data-x-scale 'log2', data-ns, data-x-pad;
-// data-y-min/max; data-series; data-reference; data-x-min/max are the first
+// data-y-min/max; data-series; data-reference; data-legend, each entry's
+// swatch; data-x-min/max are the first
 // and last index of ns, the read-out's range) for tests to find where each
 // point must be.
 import { drawAxes } from './axes.js';
@@ -81,10 +82,10 @@ export function drawLengthPlot(ctx, t, size, { ns, series, trainMax, y = { ...SH
     ctx.lineTo(css.x + css.w, yAt(reference.value));
     ctx.stroke();
     ctx.setLineDash([]);
-    // labelled at the right, past the training range
-    ctx.textAlign = 'right';
+    // labelled at the left, in the training range, where the curves are at 100% (or a loss near 0)
+    ctx.textAlign = 'left';
     ctx.textBaseline = 'bottom';
-    ctx.fillText(reference.label, css.x + css.w - 4, yAt(reference.value) - 2);
+    ctx.fillText(reference.label, css.x + 4, yAt(reference.value) - 2);
   }
   ctx.textAlign = 'left';
   ctx.textBaseline = 'top';
@@ -154,11 +155,13 @@ export function drawLengthPlot(ctx, t, size, { ns, series, trainMax, y = { ...SH
   ctx.save();
   ctx.font = `12px ${t.font}`;
   ctx.textBaseline = 'middle';
+  const legend = []; // each entry's swatch (device px), for tests
   rows.forEach((r, j) => {
     const ly = css.y + css.h + 44 + 9 + j * 18;
     let x = Math.max(8, (width - r.reduce((a, it) => a + it.w + 14, -14)) / 2);
     for (const it of r) {
       const { s } = it;
+      legend.push({ label: it.band ? bandNote : s.label, band: Boolean(it.band || s.band), x: Math.round(x * dpr), y: Math.round((ly - 6) * dpr), w: Math.round(20 * dpr), h: Math.round(12 * dpr) });
       if (it.band || s.band) {
         ctx.globalAlpha = alpha;
         ctx.fillStyle = it.band ? t.muted : s.color;
@@ -191,6 +194,7 @@ export function drawLengthPlot(ctx, t, size, { ns, series, trainMax, y = { ...SH
   Object.assign(ctx.canvas.dataset, {
     xScale: 'log2', ns: JSON.stringify(ns), xMin: 0, xMax: ns.length - 1, xPad: String(pad * dpr), yMin: 0, yMax: y.max,
     reference: JSON.stringify(reference && { value: reference.value, label: reference.label }),
+    legend: JSON.stringify(legend),
     series: JSON.stringify(series.map((s) => ({ label: s.label, color: s.color, markers: s.markers !== false, band: s.band ?? null }))),
   });
   // the read-out follows the nearest n

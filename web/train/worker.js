@@ -90,6 +90,8 @@ async function run() {
 
 onmessage = (e) => {
   job = { ...e.data, next: 0 };
+  // every model of the job fetched at once (about 2 MB per task), not one by one as the points reach it
+  for (const t of job.tasks) loadModel(t.task, t.model).catch(() => {});
   if (!job.tasks.length) {
     postMessage({ id: job.id, finished: true });
     job = null;

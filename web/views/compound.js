@@ -103,8 +103,8 @@ export default {
     ctx.fillStyle = t.muted;
     ctx.font = `11px ${t.font}`;
     ctx.textAlign = 'right';
-    ctx.textBaseline = 'top';
-    ctx.fillText('greedy = teacher-forced', xAt(1) - 4, yAt(1) + 14);
+    ctx.textBaseline = 'bottom';
+    ctx.fillText('greedy = teacher-forced', xAt(0.6) - 6, yAt(0.6) - 6);
     ctx.textAlign = 'left';
     ctx.fillText('below: lost to its own errors', xAt(0.42), yAt(0.08));
     ctx.restore();
