@@ -192,7 +192,7 @@ export function drawLengthPlot(ctx, t, size, { ns, series, trainMax, y = { ...SH
   ctx.restore();
 
   Object.assign(ctx.canvas.dataset, {
-    xScale: 'log2', ns: JSON.stringify(ns), xMin: 0, xMax: ns.length - 1, xPad: String(pad * dpr), yMin: 0, yMax: y.max,
+    xScale: 'log2', ns: JSON.stringify(ns), title: title ?? '', xMin: 0, xMax: ns.length - 1, xPad: String(pad * dpr), yMin: 0, yMax: y.max,
     reference: JSON.stringify(reference && { value: reference.value, label: reference.label }),
     legend: JSON.stringify(legend),
     series: JSON.stringify(series.map((s) => ({ label: s.label, color: s.color, markers: s.markers !== false, band: s.band ?? null }))),

@@ -6,7 +6,6 @@
 // sequence count or task, every point. A new request replaces the workers'
 // current job, so stale work stops at the next point.
 import { EVAL_NS } from '../models/tasks.js';
-import { sequencesAt } from './models.js';
 
 /**
  * The one evaluator of the page, made on first use. Returns
@@ -57,7 +56,7 @@ function createEvaluator() {
         if (store.get(s.key)?.sig !== own) store.set(s.key, { sig: own, points: new Map(), failures: new Map() });
         const have = store.get(s.key).points;
         for (const n of EVAL_NS) {
-          if (!have.has(n) && !store.get(s.key).failures.has(n)) tasks.push({ key: s.key, task: s.task, model: s.model, scaling: s.scaling, n, count: sequencesAt(n, perN) });
+          if (!have.has(n) && !store.get(s.key).failures.has(n)) tasks.push({ key: s.key, task: s.task, model: s.model, scaling: s.scaling, n, count: perN });
         }
       }
       for (const key of store.keys()) if (!series.some((s) => s.key === key)) store.delete(key);

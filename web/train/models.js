@@ -1,7 +1,7 @@
 // train/models.js: the trained models of web/models/ as the page and its
 // workers use them: per task the six schemes read at positions 0, 1, 2, ...
 // and the learned and RoPE models trained at randomized positions; names,
-// colours' order, files, sequence counts per n, RoPE scaling merged into a
+// colours' order, files, RoPE scaling merged into a
 // model's own options, and the manifest (torch's figures over the training
 // seeds). No posenc import: the caller passes its posenc (the page's, or the worker's).
 import { MAX_POSITION, argmax, evalPositions } from '../models/tasks.js';
@@ -36,16 +36,6 @@ export const modelURL = (task, key) => new URL(`../models/${task}-${key}.safeten
  * randomized-positions model, null (0, 1, 2, ...) for the others.
  */
 export const positionsOf = (key) => (isRandomized(key) ? (n, index) => evalPositions(n, index, 2 * n + 2, MAX_POSITION) : () => null);
-
-/**
- * Evaluation sequences at length n for `perN` chosen by the reader: all of
- * them up to n = 64, half at 96 and 128, a third beyond (a sequence of 2n + 2
- * tokens costs ~n^2, so the long ones would otherwise take most of the time).
- */
-export function sequencesAt(n, perN) {
-  if (n <= 64) return perN;
-  return Math.ceil(perN / (n <= 128 ? 2 : 3));
-}
 
 /**
  * posenc's scaling object for the RoPE model, or null: the factor stretches

@@ -13,7 +13,7 @@
 // chosen here is the one the section's other views draw (train/client.js).
 import { int, num, choice } from '../state.js';
 import { EVAL_NS, TASKS } from '../models/tasks.js';
-import { COLOR_INDEX, MODELS, NAMES, SCALINGS, TASK_NAMES, TRAIN_MAX_N, ropeScaling, schemeOf, sequencesAt } from '../train/models.js';
+import { COLOR_INDEX, MODELS, NAMES, SCALINGS, TASK_NAMES, TRAIN_MAX_N, ropeScaling, schemeOf } from '../train/models.js';
 import { evaluator } from '../train/client.js';
 import { figures, followManifest, manifestError } from '../train/spread.js';
 import { drawLengthPlot, SHARE } from '../draw/length-plot.js';
@@ -137,10 +137,9 @@ export default {
         band: x.scaling === null && !beside ? bandOf(s.task, x.model, field) : null,
       };
     }));
-    const counts = [...new Set(EVAL_NS.map((n) => sequencesAt(n, s.seqs)))].join('/');
     const narrow = size.width < 480;
     const task = TASK_NAMES[s.task];
-    const title = `${narrow ? `${task[0].toUpperCase()}${task.slice(1)}` : `${task[0].toUpperCase()}${task.slice(1)} task, ${score.title}`}: ${counts} sequences per n`;
+    const title = `${narrow ? `${task[0].toUpperCase()}${task.slice(1)}` : `${task[0].toUpperCase()}${task.slice(1)} task, ${score.title}`}: ${s.seqs} sequence${s.seqs === 1 ? '' : 's'} per n`;
     const fig = drawLengthPlot(ctx, t, size, {
       ns: EVAL_NS, series: drawn, trainMax: TRAIN_MAX_N, title,
       y: { ...SHARE, label: score.axis },
@@ -152,7 +151,7 @@ export default {
       describe: (i) => {
         const n = EVAL_NS[i];
         const parts = drawn.map((d) => `${d.label} ${d.values[i] === undefined ? '…' : `${(100 * d.values[i]).toFixed(1)}%`}`);
-        return `n = ${n} (${sequencesAt(n, s.seqs)} sequences) · ${parts.join(' · ')}`;
+        return `n = ${n} (${s.seqs} sequence${s.seqs === 1 ? '' : 's'}) · ${parts.join(' · ')}`;
       },
     };
   },
