@@ -30,6 +30,8 @@ export function drawLengthPlot(ctx, t, size, { ns, series, trainMax, y = { ...SH
   ctx.font = `12px ${t.font}`;
   // the legend under the axis label, wrapped to the width; the bands get an entry of their own
   const banded = series.some((s) => s.band);
+  // a narrow plot names the bands by their first words (up to the comma)
+  if (narrow) bandNote = bandNote.replace(/,.*$/, ': lowest to highest');
   const items = [...series.map((s) => ({ s, w: 30 + ctx.measureText(s.label).width })), ...(banded ? [{ band: true, w: 30 + ctx.measureText(bandNote).width }] : [])];
   const rows = [];
   let row = [];

@@ -55,7 +55,7 @@ export default {
     const names = MODELS.map((k) => (narrow ? NAMES[k].replace('randomized', 'rand.') : NAMES[k]));
     ctx.font = `11px ${t.font}`;
     const left = Math.ceil(Math.max(...names.map((x) => ctx.measureText(x).width))) + 14;
-    const margin = { left, right: narrow ? 56 : 80, top: 34, bottom: 46 };
+    const margin = { left, right: narrow ? 70 : 80, top: 34, bottom: 46 };
     const plot = heatmapLayout({ width, height: size.height, dpr, rows: MODELS.length, cols: n, margin });
     const flat = new Float32Array(MODELS.length * n);
     flat.fill(NaN); // a model missing from the manifest (a partial run) stays grey
@@ -77,8 +77,10 @@ export default {
     const xTicks = [...new Set([1, ...niceTicks(0, n, Math.max(2, Math.floor(css.w / 60)), true).filter((i) => i >= 1), n])];
     const seedWords = s.seed === 'mean' ? 'mean of seeds 1–3' : `seed ${s.seed}`;
     drawAxes(ctx, t, css, {
-      title: `${TASK_NAMES[task][0].toUpperCase()}${TASK_NAMES[task].slice(1)}, n = ${n}: share of sequences with target i right (${seedWords})`,
-      x: { ticks: xTicks, at: (i) => colEdge(i - 0.5), label: `target position i (dashed: i = ${TRAIN_MAX_N}, the longest trained)` },
+      title: narrow
+        ? `${TASK_NAMES[task][0].toUpperCase()}${TASK_NAMES[task].slice(1)}, n = ${n}, ${s.seed === 'mean' ? 'mean of seeds' : `seed ${s.seed}`}`
+        : `${TASK_NAMES[task][0].toUpperCase()}${TASK_NAMES[task].slice(1)}, n = ${n}: share of sequences with target i right (${seedWords})`,
+      x: { ticks: xTicks, at: (i) => colEdge(i - 0.5), label: narrow ? `target position i (dashed: ${TRAIN_MAX_N})` : `target position i (dashed: i = ${TRAIN_MAX_N}, the longest trained)` },
       y: { ticks: MODELS.map((_, r) => r), at: (r) => css.y + ((r + 0.5) * css.h) / MODELS.length, format: (r) => names[r], label: '', labelGap: left },
     });
     const bar = { x: plot.x + plot.w + Math.round(12 * dpr), y: plot.y, w: Math.round(12 * dpr), h: plot.h };
