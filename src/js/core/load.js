@@ -9,6 +9,7 @@ import { boolean, readOptions } from './options.js';
 import { decodeHex } from './hex.js';
 import { typeOf } from './describe.js';
 import { ENTRY, setInstance } from './instance.js';
+import { registerMemory } from './heap.js';
 
 // No imports: memory grows inside the module (src/wasm/malloc.c), and views are
 // derived from memory.buffer at every use, so growth needs no notice.
@@ -91,6 +92,7 @@ function start(inst, required) {
     );
   }
   exported._initialize();
+  registerMemory(exported.memory); // other copies refuse views of it
   return { exports: exported, memory: exported.memory };
 }
 
