@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { COMMANDS, UsageError, optionOf } from './commands.js';
 import { BINARY, FORMATS, formatOfPath } from './formats.js';
 import { PipeClosed, writeToFile, writeToStream } from './output.js';
+import { closest } from '../js/core/suggest.js';
 
 const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
@@ -88,11 +89,9 @@ function readValue(name, kind, text) {
   return text;
 }
 
-const squash = (s) => s.replace(/[-_]/g, '').toLowerCase();
-
 function unknownFlag(command, name) {
   const known = Object.keys({ ...COMMANDS[command].flags, ...COMMON });
-  const close = known.find((k) => squash(k) === squash(name));
+  const close = closest(name, known);
   const hint = close ? `did you mean --${close}?` : `known: ${known.map((k) => `--${k}`).join(', ')}`;
   return new UsageError(`unknown flag --${name} for '${command}' (${hint})`);
 }
