@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, NOTEBOOK, ROOT, maxDiff, mustRun, run, workspace, writeFiles } from './scratch.js';
+import { blocks, pages, read } from '../docs-markdown.js';
 
 const TSC = join(BIN, 'tsc');
 let dir;
@@ -220,4 +221,38 @@ test.each([['posenc', 'posenc'], ['posenc/encoder', 'encoder']])('%s: the declar
   });
   const r = tsc(`tsconfig.every-${file}.json`);
   expect(r.stdout + r.stderr).toBe('');
+});
+
+// The docs' JavaScript, pasted into .ts files as a TypeScript user would paste
+// it: every block that imports from posenc alone (the others need @types/node
+// or tfjs, or are CommonJS) type-checks under strict settings. An options
+// object kept in a variable must keep its literal types there (type:
+// 'llama3' is not a string): the README's quick start is among them.
+describe("the docs' examples type-check as pasted into a .ts file", () => {
+  const imports = (code) => [...code.matchAll(/^\s*import\b[^'"]*['"]([^'"]+)['"]/gm)].map((m) => m[1]);
+  const docs = pages().flatMap((page) => blocks(read(page)).map((b) => ({ page, ...b })))
+    .filter((b) => ['js', 'javascript', 'mjs', 'ts'].includes(b.info[0]) && !/\brequire\(/.test(b.code))
+    .filter((b) => imports(b.code).length > 0 && imports(b.code).every((i) => i === 'posenc' || i === 'posenc/encoder'));
+  // a worker's code sees the webworker lib (its postMessage takes one argument), a page's the DOM
+  const isWorker = (b) => /^\/\/ worker\.js/.test(b.code);
+  const name = (b) => `docs-${b.page.replace(/\W/g, '-')}-${b.line}.mts`;
+
+  test('there are blocks to check: the README\'s quick start among them', () => {
+    expect(docs.length).toBeGreaterThanOrEqual(12);
+    expect(docs.some((b) => b.page === 'README.md' && /scaling/.test(b.code))).toBe(true);
+  });
+
+  test.each([['page', false], ['worker', true]])('the %s blocks, strict, exactOptionalPropertyTypes', (kind, worker) => {
+    const chosen = docs.filter((b) => isWorker(b) === worker);
+    expect(chosen.length).toBeGreaterThan(0);
+    writeFiles(dir, {
+      ...Object.fromEntries(chosen.map((b) => [name(b), `${b.code}\nexport {};\n`])),
+      [`tsconfig.docs-${kind}.json`]: config(
+        { module: 'node16', moduleResolution: 'node16', lib: ['es2022', worker ? 'webworker' : 'dom'], exactOptionalPropertyTypes: true },
+        chosen.map(name),
+      ),
+    });
+    const r = tsc(`tsconfig.docs-${kind}.json`);
+    expect(r.stdout + r.stderr).toBe('');
+  });
 });
