@@ -64,9 +64,14 @@ for (const entry of entries) {
     outExtension: { '.js': '.mjs' },
     chunkNames: `${entry.out}-chunk-[hash]`,
   });
-  await bundle({ ...options, format: 'cjs', outfile: `dist/${entry.out}.cjs` });
+  // require('posenc') gets the default export's pointers to 'posenc/encoder'
+  // (src/js/encoder-pointers.js): its non-enumerable getters, copied by descriptor
+  const footer = entry.name === 'posenc'
+    ? { js: 'for(const n of Object.getOwnPropertyNames(module.exports.default))if(!(n in module.exports))Object.defineProperty(module.exports,n,Object.getOwnPropertyDescriptor(module.exports.default,n));' }
+    : undefined;
+  await bundle({ ...options, format: 'cjs', outfile: `dist/${entry.out}.cjs`, footer });
   // the CommonJS declarations import their siblings' CommonJS declarations
   const types = readFileSync(entry.types, 'utf8');
   writeFileSync(`dist/${entry.out}.d.ts`, types);
-  writeFileSync(`dist/${entry.out}.d.cts`, types.replaceAll("from './posenc.js'", "from './posenc.cjs'"));
+  writeFileSync(`dist/${entry.out}.d.cts`, types.replaceAll("'./posenc.js'", "'./posenc.cjs'"));
 }

@@ -4,6 +4,8 @@
 import { exports_posenc } from '../../build/abi.js';
 import { wasmHex } from '../../build/posenc.wasm.js';
 import { makeInit } from './core/load.js';
+import * as api from './api.js';
+import { pointToEncoder } from './encoder-pointers.js';
 
 export * from './api.js';
 
@@ -18,3 +20,10 @@ export const { init, wasmBuild } = makeInit(
   },
   exports_posenc,
 );
+
+/**
+ * Every export of 'posenc' as one object (`import posenc from 'posenc'`, as
+ * `require('posenc')` gives it); reading a name of 'posenc/encoder' from it
+ * (posenc.createEncoder) is a TypeError that says where that name is.
+ */
+export default Object.freeze(pointToEncoder({ ...api, init, wasmBuild }));
