@@ -64,10 +64,10 @@ for (const entry of entries) {
     outExtension: { '.js': '.mjs' },
     chunkNames: `${entry.out}-chunk-[hash]`,
   });
-  // require('posenc') gets the default export's pointers to 'posenc/encoder'
-  // (src/js/encoder-pointers.js): its non-enumerable getters, copied by descriptor
+  // require('posenc') inherits the default export's pointers to 'posenc/encoder'
+  // (src/js/encoder-pointers.js): getters on its prototype, in no listing of the exports
   const footer = entry.name === 'posenc'
-    ? { js: 'for(const n of Object.getOwnPropertyNames(module.exports.default))if(!(n in module.exports))Object.defineProperty(module.exports,n,Object.getOwnPropertyDescriptor(module.exports.default,n));' }
+    ? { js: 'Object.setPrototypeOf(module.exports,Object.getPrototypeOf(module.exports.default));' }
     : undefined;
   await bundle({ ...options, format: 'cjs', outfile: `dist/${entry.out}.cjs`, footer });
   // the CommonJS declarations import their siblings' CommonJS declarations
