@@ -20,6 +20,8 @@ let closedPort;
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     if (req.url === '/posenc.wasm') res.writeHead(200, { 'Content-Type': 'application/wasm' }).end(WASM);
+    else if (req.url === '/page.wasm') res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><p>not wasm</p>');
+    else if (req.url === '/encoder.wasm') res.writeHead(200, { 'Content-Type': 'application/wasm' }).end(readFileSync(new URL('posenc-encoder.wasm', DIST)));
     else if (req.url === '/broken.wasm') res.writeHead(500, { 'Content-Type': 'text/plain' }).end('oops');
     else res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
   });
@@ -70,6 +72,18 @@ test.each([
   expect(copy.isReady()).toBe(false);
   await copy.init(); // nothing left behind
   expect(copy.sinusoidal({ length: 1, dModel: 2 })[1]).toBe(1);
+});
+
+test('a URL that answers with something else names the URL too: not WebAssembly, another module', async () => {
+  const copy = await freshCopy();
+  const html = await failed(copy.init({ wasm: `${base}/page.wasm` }));
+  expect(html).toBeInstanceOf(WebAssembly.CompileError);
+  expect(html.message).toMatch(/^posenc\.init: the wasm from http:\/\/127\.0\.0\.1:\d+\/page\.wasm could not be compiled: it is not valid WebAssembly/);
+  const encoderCopy = await import(`${new URL('encoder.mjs', DIST).href}?load-errors=${++copies}`);
+  const other = await failed(encoderCopy.init({ wasm: `${base}/posenc.wasm` }));
+  expect(other.message).toMatch(/^posenc\.init: the wasm from http:\/\/127\.0\.0\.1:\d+\/posenc\.wasm is not posenc\/encoder's: it lacks the exports /);
+  await encoderCopy.init({ wasm: `${base}/encoder.wasm` }); // and a later init() loads the right one
+  expect(encoderCopy.wasmBuild()).toBe('custom');
 });
 
 test('the engine\'s own error is kept as the cause', async () => {

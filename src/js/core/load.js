@@ -197,7 +197,14 @@ export function makeInit(inline, required) {
   async function load(request) {
     const bytes = request.build === 'custom' ? await resolveSource(request.wasm)
       : decodeHex(request.build === 'simd' ? inline.simd() : await inline.baseline());
-    setInstance(start(await instantiate(bytes), required));
+    try {
+      setInstance(start(await instantiate(bytes), required));
+    } catch (error) {
+      // what was wrong with the wasm, and where it came from when it came from a URL
+      if (request.build !== 'custom' || !isURL(request.wasm) || !String(error?.message).startsWith('posenc.init: the wasm ')) throw error;
+      const from = `posenc.init: the wasm from ${absoluteURL(request.wasm)} `;
+      throw new error.constructor(error.message.replace('posenc.init: the wasm ', from), { cause: error.cause });
+    }
     build = request.build;
   }
 
