@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { COMMANDS, UsageError, optionOf } from './commands.js';
 import { BINARY, FORMATS, formatOfPath } from './formats.js';
 import { PipeClosed, writeToFile, writeToStream } from './output.js';
+import { closest } from '../js/core/suggest.js';
 
 const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
@@ -24,6 +25,11 @@ const COMMON = {
 
 const has = (object, key) => Object.hasOwn(object, key);
 const commandList = () => Object.keys(COMMANDS).join(', ');
+/** "unknown command 'x' (did you mean 'y'? commands: ...": the closest command, when one is close. */
+const unknownCommand = (name) => {
+  const close = closest(name, Object.keys(COMMANDS));
+  return `unknown command '${name}' (${close ? `did you mean '${close}'? ` : ''}commands: ${commandList()}`;
+};
 
 function mainHelp() {
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
@@ -88,11 +94,9 @@ function readValue(name, kind, text) {
   return text;
 }
 
-const squash = (s) => s.replace(/[-_]/g, '').toLowerCase();
-
 function unknownFlag(command, name) {
   const known = Object.keys({ ...COMMANDS[command].flags, ...COMMON });
-  const close = known.find((k) => squash(k) === squash(name));
+  const close = closest(name, known);
   const hint = close ? `did you mean --${close}?` : `known: ${known.map((k) => `--${k}`).join(', ')}`;
   return new UsageError(`unknown flag --${name} for '${command}' (${hint})`);
 }
@@ -177,7 +181,7 @@ export async function main(argv, io = { stdout: process.stdout, stderr: process.
   }
   if (command === '--help' || command === '-h' || command === 'help') {
     if (rest[0] !== undefined && !has(COMMANDS, rest[0])) {
-      return fail(EXIT.usage, `posenc: unknown command '${rest[0]}' (commands: ${commandList()})`);
+      return fail(EXIT.usage, `posenc: ${unknownCommand(rest[0])})`);
     }
     say(io.stdout, rest[0] !== undefined ? commandHelp(rest[0]) : mainHelp());
     return EXIT.ok;
@@ -187,7 +191,7 @@ export async function main(argv, io = { stdout: process.stdout, stderr: process.
     return EXIT.ok;
   }
   if (!has(COMMANDS, command)) {
-    return fail(EXIT.usage, `posenc: unknown command '${command}' (commands: ${commandList()}; see posenc --help)`);
+    return fail(EXIT.usage, `posenc: ${unknownCommand(command)}; see posenc --help)`);
   }
   let tensor;
   let parsed;
