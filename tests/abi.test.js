@@ -1,4 +1,5 @@
-// The C ABI is stated once, in include/posenc.h: tools/abi.mjs reads it into
+// The C ABI is stated once, in include/posenc.h and include/posenc_encoder.h:
+// tools/abi.mjs reads them into
 // build/abi.js (the JS mirror) and build/abi-asserts.h (a _Static_assert per
 // value and offset, compiled into both wasm builds, so the compiler checks the
 // reader). These tests hold the mirror to the header read here independently,
@@ -8,7 +9,10 @@ import * as abi from '../build/abi.js';
 
 const root = new URL('../', import.meta.url);
 const read = (path) => readFileSync(new URL(path, root), 'utf8');
-const header = read('include/posenc.h').replace(/\/\*[\s\S]*?\*\//g, '');
+const uncomment = (text) => text.replace(/\/\*[\s\S]*?\*\//g, '');
+const positional = uncomment(read('include/posenc.h'));
+const encoder = uncomment(read('include/posenc_encoder.h'));
+const header = positional + encoder;
 const asserts = read('build/abi-asserts.h');
 
 /** Every `typedef enum posenc_X { ... }` of the header: X -> [[NAME, value], ...]. */
@@ -50,9 +54,10 @@ test('every struct field has its wasm32 offset asserted for the compiler', () =>
   }
 });
 
-test('each wasm exports its routines: the default one leaves out the encoder section', () => {
-  const routines = [...header.matchAll(/^POSENC_API[^(]*?\b(posenc_\w+)\(/gm)].map((m) => m[1]);
-  expect(abi.exports_encoder).toEqual([...routines, 'malloc', 'free']);
+test("each wasm exports its header's routines: the default one posenc.h's, the encoder's both headers'", () => {
+  const routinesOf = (code) => [...code.matchAll(/^POSENC_API[^(]*?\b(posenc_\w+)\(/gm)].map((m) => m[1]);
+  expect(abi.exports_posenc).toEqual([...routinesOf(positional), 'malloc', 'free']);
+  expect(abi.exports_encoder).toEqual([...routinesOf(positional), ...routinesOf(encoder), 'malloc', 'free']);
   expect(abi.exports_posenc).toContain('posenc_rope_apply');
   expect(abi.exports_posenc).not.toContain('posenc_encoder_forward');
   expect(abi.exports_posenc).not.toContain('posenc_softmax');

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "posenc.h"
+#include "posenc_encoder.h"
 
 #define COUNT(a) (sizeof(a) / sizeof(a)[0])
 

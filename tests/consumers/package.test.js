@@ -57,11 +57,11 @@ describe('the tarball (npm pack)', () => {
       'dist/posenc.mjs', 'dist/posenc.cjs', 'dist/posenc.d.ts', 'dist/posenc.d.cts', 'dist/posenc.wasm',
       'dist/encoder.mjs', 'dist/encoder.cjs', 'dist/encoder.d.ts', 'dist/encoder.d.cts', 'dist/posenc-encoder.wasm',
       'bin/posenc.js', 'src/cli/main.js', 'src/cli/commands.js', 'src/cli/formats.js', 'src/cli/torch.js',
-      'include/posenc.h',
+      'include/posenc.h', 'include/posenc_encoder.h', 'src/encoder/encoder.c',
     ];
     for (const file of needed) expect(files).toContain(file);
     // the C sources ship for C users who vendor from npm; nothing else may come along
-    const allowed = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/[\w-]+\.md|dist\/(?:posenc|encoder)[\w-]*\.(mjs|cjs|d\.ts|d\.cts|wasm)|bin\/posenc\.js|src\/cli\/\w+\.js|include\/posenc\.h|src\/\w+\.[ch])$/;
+    const allowed = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/[\w-]+\.md|dist\/(?:posenc|encoder)[\w-]*\.(mjs|cjs|d\.ts|d\.cts|wasm)|bin\/posenc\.js|src\/cli\/\w+\.js|include\/posenc(?:_encoder)?\.h|src\/(?:encoder\/)?\w+\.[ch])$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
   });
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "posenc.h"
+#include "posenc_encoder.h"
 
 #define COUNT(a) (sizeof(a) / sizeof(a)[0])
 #define CANARY 0xA5

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "decode.h"
-#include "posenc.h"
+#include "posenc_encoder.h"
 
 /* The full pass on the whole sequence: 1 and its row end - 1 in *row, or 0. */
 static int full_row(const posenc_encoder_config *c, const float *params, size_t params_len, const int32_t *tokens,

@@ -3,7 +3,7 @@
  * the learned table, the LM head and its hidden states); on error nothing is
  * written. */
 #include "decode.h"
-#include "posenc.h"
+#include "posenc_encoder.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,4 +1,4 @@
-/* nn_kernels.h: the matrix products of the encoder (src/nn_ops.c, src/encoder.c). */
+/* nn_kernels.h: the matrix products of the encoder (src/encoder/nn_ops.c, src/encoder/encoder.c). */
 #ifndef POSENC_NN_KERNELS_H
 #define POSENC_NN_KERNELS_H
 

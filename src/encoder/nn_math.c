@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#include "posenc.h"
+#include "posenc_encoder.h"
 
 /* Loops that stay loops: their speed comes from independent chains, not from
  * vectorizing or unrolling (which only grows the wasm, shipped inline). */

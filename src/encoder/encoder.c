@@ -1,10 +1,10 @@
 /*
  * encoder.c: the tiny encoder on a whole sequence (parameter layout,
- * workspace and formulas in posenc.h): posenc_encoder_sizes,
+ * workspace and formulas in posenc_encoder.h): posenc_encoder_sizes,
  * posenc_encoder_forward, posenc_encoder_logits. The layer stack is
- * src/encoder_stack.c's, run on the seq tokens at positions [0, seq).
+ * src/encoder/encoder_stack.c's, run on the seq tokens at positions [0, seq).
  */
-#include "posenc.h"
+#include "posenc_encoder.h"
 
 #include "checked.h"
 #include "encoder_stack.h"

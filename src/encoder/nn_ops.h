@@ -1,5 +1,5 @@
 /* nn_ops.h: the encoder's building blocks without argument checks, shared by
- * their public wrappers (src/nn_ops.c) and the layer stack (src/encoder.c). */
+ * their public wrappers (src/encoder/nn_ops.c) and the layer stack (src/encoder/encoder.c). */
 #ifndef POSENC_NN_OPS_H
 #define POSENC_NN_OPS_H
 

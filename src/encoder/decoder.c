@@ -1,12 +1,12 @@
 /*
  * decoder.c: incremental decoding with a KV cache (layout, semantics per
- * scheme and bounds in posenc.h): posenc_decoder_sizes and
- * posenc_decoder_feed. The layer stack is src/encoder_stack.c's, run on the
+ * scheme and bounds in posenc_encoder.h): posenc_decoder_sizes and
+ * posenc_decoder_feed. The layer stack is src/encoder/encoder_stack.c's, run on the
  * new tokens at positions [length, length + count) with the cache as its
  * keys and values: each layer writes the new rows' keys and values into the
  * cache, then their queries attend to every row up to their own.
  */
-#include "posenc.h"
+#include "posenc_encoder.h"
 
 #include "checked.h"
 #include "encoder_stack.h"

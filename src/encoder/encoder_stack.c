@@ -1,7 +1,7 @@
 /*
  * encoder_stack.c: the layer stack of the tiny encoder (parameter layout and
- * formulas in posenc.h), shared by the whole-sequence pass (src/encoder.c)
- * and incremental decoding (src/decoder.c). The positional schemes reuse
+ * formulas in posenc_encoder.h), shared by the whole-sequence pass (src/encoder/encoder.c)
+ * and incremental decoding (src/encoder/decoder.c). The positional schemes reuse
  * posenc's own routines: posenc_add_sinusoidal, posenc_rope_apply,
  * posenc_alibi_bias and posenc_t5_bias; their checks run once, up front, as
  * calls on empty inputs.
@@ -23,7 +23,7 @@
 #define LLAMA4_ATTN_SCALE 0.1
 
 /*
- * The query multiplier at position p, in double (posenc.h,
+ * The query multiplier at position p, in double (posenc_encoder.h,
  * posenc_query_scale), the log posenc's own (src/fmath.h: the same bits in
  * every build, and no libm tables in the wasm):
  *   LLAMA4      log(floor((p + 1) / floor_scale) + 1) * attn_scale + 1
@@ -173,7 +173,7 @@ int stack_check_buffers(const model *m, const float *params, const int32_t *toke
     return POSENC_OK;
 }
 
-/* Where each part of params starts (posenc.h, posenc_encoder_sizes). */
+/* Where each part of params starts (posenc_encoder.h, posenc_encoder_sizes). */
 static const float *pos_table(const model *m, const float *params)
 {
     return params + m->c.vocab_size * m->c.d_model;

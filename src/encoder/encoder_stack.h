@@ -1,5 +1,5 @@
-/* encoder_stack.h: what the whole-sequence pass (src/encoder.c,
- * posenc_encoder_*) and incremental decoding (src/decoder.c, posenc_decoder_*)
+/* encoder_stack.h: what the whole-sequence pass (src/encoder/encoder.c,
+ * posenc_encoder_*) and incremental decoding (src/encoder/decoder.c, posenc_decoder_*)
  * share: the checked config with its defaults and parameter layout, and the
  * layer stack run on `rows` tokens at positions [first, first + rows) whose
  * keys and values join those of the positions before them. */
@@ -10,9 +10,9 @@
 #include <stdint.h>
 
 #include "nn_ops.h"
-#include "posenc.h"
+#include "posenc_encoder.h"
 
-/* A validated config, defaults resolved, and its parameter layout (posenc.h,
+/* A validated config, defaults resolved, and its parameter layout (posenc_encoder.h,
  * posenc_encoder_sizes): the floats of each part of params. */
 typedef struct model {
     posenc_encoder_config c;

@@ -1,10 +1,10 @@
 /*
- * nn_ops.c: the encoder's building blocks (formulas and sources in posenc.h):
+ * nn_ops.c: the encoder's building blocks (formulas and sources in posenc_encoder.h):
  * embedding lookup, layer norm, linear, softmax, attention, feed-forward,
  * mean pooling. Statistics and softmax sums in double; products in float
- * through src/nn_kernels.c.
+ * through src/encoder/nn_kernels.c.
  */
-#include "posenc.h"
+#include "posenc_encoder.h"
 
 #include <math.h>
 
