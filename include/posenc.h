@@ -71,6 +71,168 @@ typedef enum posenc_status {
 POSENC_API const char *posenc_strerror(int status);
 
 /* ------------------------------------------------------------------------ */
+/* What failed: every checked parameter, its rule and its default            */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The rule a parameter must satisfy, with the bounds lo and hi of its row
+ * (below) or of the call (a bound that comes from another parameter):
+ */
+typedef enum posenc_rule {
+    POSENC_RULE_NONE = 0,     /* nothing recorded                                   */
+    POSENC_RULE_NOT_NULL = 1, /* a pointer the call needs                           */
+    POSENC_RULE_INTEGER = 2,  /* an integer from lo to hi                           */
+    POSENC_RULE_EVEN = 3,     /* an even integer from lo to hi                      */
+    POSENC_RULE_MULTIPLE = 4, /* a multiple of lo, from lo to hi                    */
+    POSENC_RULE_ABOVE = 5,    /* a finite number > lo and <= hi                     */
+    POSENC_RULE_AT_LEAST = 6, /* a finite number >= lo and <= hi                    */
+    POSENC_RULE_FLAG = 7,     /* 0 or 1                                             */
+    POSENC_RULE_ENUM = 8,     /* a value of its enum, 0 to hi                       */
+    POSENC_RULE_LENGTH = 9,   /* a buffer of at least lo elements                   */
+    POSENC_RULE_DISJOINT = 10,/* a buffer that shares no memory with `other`        */
+    POSENC_RULE_SIZE = 11,    /* sizes whose product (value * lo) fits size_t       */
+    POSENC_RULE_RESULT = 12   /* values whose result is out of range: `why` says    */
+} posenc_rule;
+
+/* The largest finite double: a bound that is no bound. */
+#define POSENC_REAL_MAX 1.7976931348623157e+308
+/* The largest float: values that become floats (scales, attention factors). */
+#define POSENC_FLOAT_MAX 3.4028234663852886e+38
+
+/*
+ * The checked parameters of posenc.h, each stated once: the name the routines
+ * give it, its rule, its bounds, and the value that 0 selects ("zero means
+ * default"; a parameter whose 0 is itself a value, or refused, has 0). The
+ * JS API's error messages, its TypeScript declarations and the command line's
+ * help are generated from this table (tools/abi.mjs); relations between
+ * parameters (rotary_dim <= head_dim, offset + length - 1 <= POSENC_POSITION_MAX)
+ * are the routines' own, documented with each.
+ *
+ *   P(id,  name,  rule,  lo,  hi,  zero)
+ */
+#define POSENC_PARAMETERS(P)                                                                      \
+    P(LENGTH,            "length",            INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(D_MODEL,           "d_model",           INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(BASE,              "base",              ABOVE,    1, POSENC_REAL_MAX,     10000)             \
+    P(OFFSET,            "offset",            INTEGER,  POSENC_POSITION_MIN, POSENC_POSITION_MAX, 0) \
+    P(LAYOUT,            "layout",            ENUM,     0, POSENC_LAYOUT_FAIRSEQ, 0)               \
+    P(BATCH,             "batch",             INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(SEQ,               "seq",               INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(ORDER,             "order",             ENUM,     0, POSENC_ORDER_SBD, 0)                    \
+    P(SCALE,             "scale",             AT_LEAST, -POSENC_FLOAT_MAX, POSENC_FLOAT_MAX, 0)    \
+    P(HEIGHT,            "height",            INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(WIDTH,             "width",             INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(D_MODEL_2D,        "d_model",           MULTIPLE, 4, POSENC_POSITION_MAX, 0)                 \
+    P(CLS_TOKEN,         "cls_token",         FLAG,     0, 1, 0)                                   \
+    P(BASE_SIZE,         "base_size",         AT_LEAST, 0, POSENC_REAL_MAX,     0)                 \
+    P(INTERPOLATION_SCALE, "interpolation_scale", ABOVE, 0, POSENC_REAL_MAX,    1)                 \
+    P(DIM,               "dim",               INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(TIMESTEPS,         "timesteps",         AT_LEAST, -POSENC_REAL_MAX, POSENC_REAL_MAX, 0)      \
+    P(FLIP_SIN_TO_COS,   "flip_sin_to_cos",   FLAG,     0, 1, 0)                                   \
+    P(DOWNSCALE_FREQ_SHIFT, "downscale_freq_shift", AT_LEAST, -POSENC_REAL_MAX, POSENC_REAL_MAX, 0) \
+    P(TIMESTEP_SCALE,    "scale",             AT_LEAST, -POSENC_REAL_MAX, POSENC_REAL_MAX, 0)      \
+    P(MAX_PERIOD,        "max_period",        ABOVE,    0, POSENC_REAL_MAX,     10000)             \
+    P(QUERY_LEN,         "query_len",         INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(KEY_LEN,           "key_len",           INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(SHIFT,             "shift",             INTEGER,  POSENC_POSITION_MIN, POSENC_POSITION_MAX, 0) \
+    P(ROTARY_DIM,        "rotary_dim",        EVEN,     2, POSENC_POSITION_MAX, 0)                 \
+    P(SCALING_TYPE,      "scaling.type",      ENUM,     0, POSENC_ROPE_LONGROPE, 0)                \
+    P(FACTOR,            "scaling.factor",    ABOVE,    0, POSENC_REAL_MAX,     0)                 \
+    P(ORIGINAL_MAX_POSITION, "scaling.original_max_position_embeddings", INTEGER, 1, POSENC_POSITION_MAX, 0) \
+    P(MAX_POSITION,      "scaling.max_position_embeddings", INTEGER, 1, POSENC_POSITION_MAX, 0)   \
+    P(SCALING_ATTENTION, "scaling.attention_factor", ABOVE, 0, POSENC_FLOAT_MAX,  0)               \
+    P(BETA_FAST,         "scaling.beta_fast", ABOVE,    0, POSENC_REAL_MAX,     32)                \
+    P(BETA_SLOW,         "scaling.beta_slow", ABOVE,    0, POSENC_REAL_MAX,     1)                 \
+    P(MSCALE,            "scaling.mscale",    AT_LEAST, 0, POSENC_REAL_MAX,     0)                 \
+    P(MSCALE_ALL_DIM,    "scaling.mscale_all_dim", AT_LEAST, 0, POSENC_REAL_MAX, 0)                \
+    P(LOW_FREQ_FACTOR,   "scaling.low_freq_factor", ABOVE, 0, POSENC_REAL_MAX,  0)                 \
+    P(HIGH_FREQ_FACTOR,  "scaling.high_freq_factor", ABOVE, 0, POSENC_REAL_MAX, 0)                 \
+    P(SHORT_FACTOR,      "scaling.short_factor", ABOVE, 0, POSENC_REAL_MAX,     0)                 \
+    P(LONG_FACTOR,       "scaling.long_factor", ABOVE,  0, POSENC_REAL_MAX,     0)                 \
+    P(FACTORS_LEN,       "scaling.factors_len", INTEGER, 1, POSENC_POSITION_MAX, 0)                \
+    P(NO_TRUNCATE,       "scaling.no_truncate", FLAG,   0, 1, 0)                                   \
+    P(SEQ_LEN,           "seq_len",           INTEGER,  0, POSENC_POSITION_MAX + 1.0, 0)           \
+    P(INV_FREQ,          "inv_freq",          AT_LEAST, -POSENC_ROPE_FREQUENCY_MAX, POSENC_ROPE_FREQUENCY_MAX, 0) \
+    P(ATTENTION_FACTOR,  "attention_factor",  ABOVE,    0, POSENC_FLOAT_MAX,    1)                 \
+    P(PRECISION,         "precision",         ENUM,     0, POSENC_ROPE_PRECISION_FLOAT32, 0)       \
+    P(ROPE_LAYOUT,       "layout",            ENUM,     0, POSENC_ROPE_INTERLEAVED, 0)             \
+    P(ROPE_ORDER,        "order",             ENUM,     0, POSENC_ROPE_ORDER_BHSD, 0)              \
+    P(HEADS,             "heads",             INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(HEAD_DIM,          "head_dim",          INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(POSITIONS,         "positions",         INTEGER,  POSENC_POSITION_MIN, POSENC_POSITION_MAX, 0) \
+    P(IN_FEATURES,       "in_features",       INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(FROM,              "from",              ENUM,     0, POSENC_ROPE_INTERLEAVED, 0)             \
+    P(TO,                "to",                ENUM,     0, POSENC_ROPE_INTERLEAVED, 0)             \
+    P(N_AXES,            "n_axes",            INTEGER,  1, POSENC_ROPE_MAX_AXES, 0)                \
+    P(SECTIONS,          "sections",          INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(ARRANGEMENT,       "arrangement",       ENUM,     0, POSENC_AXES_INTERLEAVED, 0)             \
+    P(FORM_2D,           "form",              ENUM,     0, POSENC_ROPE_2D_AXIAL, 0)                \
+    P(SPAN_KIND,         "spans.kind",        ENUM,     0, POSENC_MROPE_VIDEO, 0)                  \
+    P(SPAN_T,            "spans.t",           INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(SPAN_H,            "spans.h",           INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(SPAN_W,            "spans.w",           INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(SECONDS_PER_GRID,  "spans.seconds_per_grid", AT_LEAST, 0, POSENC_REAL_MAX, 0)                \
+    P(SPATIAL_MERGE_SIZE, "spatial_merge_size", INTEGER, 1, POSENC_POSITION_MAX, 2)                \
+    P(TOKENS_PER_SECOND, "tokens_per_second", AT_LEAST, 0, POSENC_REAL_MAX,     0)                 \
+    P(MAX_BIAS,          "max_bias",          ABOVE,    0, POSENC_REAL_MAX,     8)                 \
+    P(QUERY_OFFSET,      "query_offset",      INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(CAUSAL,            "causal",            FLAG,     0, 1, 0)                                   \
+    P(BIDIRECTIONAL,     "bidirectional",     FLAG,     0, 1, 0)                                   \
+    P(NUM_BUCKETS,       "num_buckets",       INTEGER,  2, POSENC_POSITION_MAX, 32)                \
+    P(MAX_DISTANCE,      "max_distance",      INTEGER,  1, POSENC_POSITION_MAX, 128)               \
+    P(BUCKET_SIZE,       "bucket_size",       INTEGER,  2, POSENC_POSITION_MAX, 256)               \
+    P(MAX_POSITION_DEBERTA, "max_position",   INTEGER,  2, POSENC_POSITION_MAX, 512)               \
+    P(REL,               "rel",               INTEGER,  POSENC_POSITION_MIN, POSENC_POSITION_MAX, 0) \
+    P(D_MODEL_EVEN,      "d_model",           EVEN,     2, POSENC_POSITION_MAX, 0)                 \
+    P(CLAMP_LENGTH,      "clamp_length",      INTEGER,  0, POSENC_POSITION_MAX, 0)
+
+/* The rows of POSENC_PARAMETERS: POSENC_PARAM_BASE, ... */
+#define POSENC_PARAM_ID_(id, name, rule, lo, hi, zero) POSENC_PARAM_##id,
+typedef enum posenc_param {
+    POSENC_PARAM_NONE = -1,
+    POSENC_PARAMETERS(POSENC_PARAM_ID_)
+    POSENC_PARAM_COUNT
+} posenc_param;
+
+/*
+ * posenc_last_error: why the last call that failed on this thread failed
+ * (like errno, the one record posenc keeps; a call that succeeds leaves it):
+ *
+ *   status   what that call returned
+ *   param    the row of POSENC_PARAMETERS (or of POSENC_ENCODER_PARAMETERS,
+ *            numbered after it) of the parameter that failed, or
+ *            POSENC_PARAM_NONE
+ *   index    that parameter's position in the call, from 1 (a field of a
+ *            struct argument has the struct's position); 0 if none
+ *   name     its name: the row's, or a buffer's ("out", "x"); NULL if none
+ *   rule     the posenc_rule it broke, with the bounds lo and hi: the row's,
+ *            or the call's where a bound comes from another parameter, which
+ *            `other` then names ("head_dim")
+ *   value    the value given (a buffer's length for RULE_LENGTH)
+ *   why      for RULE_RESULT, and where the row alone does not explain it: a
+ *            short reason, or NULL
+ *
+ *   if (posenc_rope_apply(...) != POSENC_OK) {
+ *       const posenc_error *e = posenc_last_error();
+ *       fprintf(stderr, "%s: %s = %g\n", posenc_strerror(e->status), e->name, e->value);
+ *   }
+ */
+typedef struct posenc_error {
+    int status;
+    int param;
+    int index;
+    int rule;
+    const char *name;
+    const char *other;
+    const char *why;
+    double value;
+    double lo;
+    double hi;
+} posenc_error;
+
+POSENC_API const posenc_error *posenc_last_error(void);
+
+/* ------------------------------------------------------------------------ */
 /* Sinusoidal tables (Vaswani et al. 2017, "Attention Is All You Need", 3.5)  */
 /* ------------------------------------------------------------------------ */
 
@@ -313,9 +475,9 @@ POSENC_API int posenc_relative_positions(int32_t *out, size_t out_len, size_t qu
  *   factor                    > 0. Required by LINEAR, DYNAMIC, LLAMA3. YARN and
  *                             LONGROPE: 0 = max_position_embeddings / O (HF; an
  *                             explicit factor wins, as in HF since PR #40320)
- *   original_max_position_embeddings  integral >= 1. Required by LLAMA3; YARN,
+ *   original_max_position_embeddings  an integer >= 1. Required by LLAMA3; YARN,
  *                             LONGROPE: 0 = max_position_embeddings
- *   max_position_embeddings   integral >= 1. Required by DYNAMIC, and by YARN /
+ *   max_position_embeddings   an integer >= 1. Required by DYNAMIC, and by YARN /
  *                             LONGROPE when factor or O is 0
  *   attention_factor          > 0; 0 = the type's formula above
  *   beta_fast, beta_slow      YaRN, > 0 with beta_fast >= beta_slow; 0 = 32, 1
@@ -335,8 +497,6 @@ typedef enum posenc_rope_type {
     POSENC_ROPE_LONGROPE = 5
 } posenc_rope_type;
 
-/* The JS binding's layout of this struct is generated from this declaration
- * (tools/abi.mjs), and compiled as _Static_asserts into the wasm. */
 typedef struct posenc_rope_scaling {
     int type;
     int no_truncate;
@@ -362,29 +522,7 @@ typedef struct posenc_rope_scaling {
  * NaN. Real models have |f_k| <= 1 and A near 1.
  */
 #define POSENC_ROPE_FREQUENCY_MAX 18446744073709551616.0 /* 2^64 */
-#define POSENC_ROPE_ATTENTION_MAX 3.4028234663852886e+38 /* FLT_MAX */
-
-/*
- * posenc_rope_frequencies: inv_freq[k] = f_k for k < rotary_dim / 2 (the
- * formulas above) and *attention_factor = A.
- *
- *   inv_freq   caller buffer of n >= rotary_dim / 2 doubles; must not overlap
- *              attention_factor, nor (LONGROPE) short_factor or long_factor
- *              (read while inv_freq is written): POSENC_ERR_INVALID_ARGUMENT
- *   rotary_dim even, >= 2 (>= 4 for DYNAMIC)
- *   base       finite, > 1; 0 selects 10000 (HF's rope_theta)
- *   s          the scaling, or NULL for POSENC_ROPE_DEFAULT
- *   seq_len    DYNAMIC and LONGROPE only: the sequence length the frequencies
- *              serve (HF's seq_len; HF's forward passes max(position_ids) + 1);
- *              0 = none (DYNAMIC then uses M, LONGROPE the short factors)
- *
- * POSENC_ERR_INVALID_ARGUMENT also when the parameters give a non-finite
- * scaled base, or a frequency or attention factor outside the ranges the
- * cache and apply routines accept (below).
- */
-POSENC_API int posenc_rope_frequencies(double *inv_freq, size_t n, size_t rotary_dim, double base,
-                                       const posenc_rope_scaling *s, size_t seq_len,
-                                       double *attention_factor);
+#define POSENC_ROPE_ATTENTION_MAX POSENC_FLOAT_MAX
 
 /*
  * Precision of the angles. The rotation itself is the same in both: in float,
@@ -411,28 +549,6 @@ typedef enum posenc_rope_precision {
     POSENC_ROPE_PRECISION_FLOAT32 = 1
 } posenc_rope_precision;
 
-/* The name of POSENC_ROPE_PRECISION_FLOAT64 in posenc 0.1. */
-#define POSENC_ROPE_PRECISION_DOUBLE POSENC_ROPE_PRECISION_FLOAT64
-
-/*
- * posenc_rope_cache: cos_out[r][k] = A cos(p_r f_k), sin_out[r][k] = A sin(p_r f_k),
- * each row-major [length][rotary_dim / 2]: HF's cos/sin caches without their
- * duplicated second half (HF's emb = cat(freqs, freqs)).
- *
- *   cos_out, sin_out  caller buffers of out_len >= length * rotary_dim / 2 floats
- *                     each; must not overlap each other, inv_freq or
- *                     positions: POSENC_ERR_INVALID_ARGUMENT
- *   p_r        positions[r] when positions is not NULL (length entries), else
- *              offset + r (offset + length - 1 <= POSENC_POSITION_MAX)
- *   inv_freq   rotary_dim / 2 doubles (from posenc_rope_frequencies),
- *              |f_k| <= POSENC_ROPE_FREQUENCY_MAX
- *   attention_factor  A, 0 < A <= POSENC_ROPE_ATTENTION_MAX
- *   precision  a posenc_rope_precision
- */
-POSENC_API int posenc_rope_cache(float *cos_out, float *sin_out, size_t out_len, size_t length,
-                                 int32_t offset, const int32_t *positions, size_t rotary_dim,
-                                 const double *inv_freq, double attention_factor, int precision);
-
 /*
  * Which features of a head form the rotated pairs. Pictured after ggml for
  * head_dim = 6, rotary_dim = 4 (c, s: the two members of a pair, 0: untouched):
@@ -449,7 +565,174 @@ typedef enum posenc_rope_layout {
 } posenc_rope_layout;
 
 /*
- * posenc_rope_apply: rotates x in place, x row-major [batch][seq][heads][head_dim]:
+ * posenc_rope: one rotary embedding, whole: which features rotate, how, and
+ * at which frequencies. The routines below take it and compute its
+ * frequencies themselves (in double, by the formulas above): a caller never
+ * carries frequencies across. Zero means default.
+ *
+ *   rotary_dim   r: even, >= 2; the routines that rotate x take 0 as head_dim,
+ *                and need r <= head_dim
+ *   base         finite, > 1; 0 selects 10000 (HF's rope_theta)
+ *   scaling      posenc_rope_scaling (all zero: none)
+ *   seq_len      DYNAMIC and LONGROPE: the sequence length the frequencies
+ *                serve (HF's seq_len); 0: the largest position + 1 of the call
+ *                (HF's forward: max(position_ids) + 1), or none for
+ *                posenc_rope_frequencies (DYNAMIC then uses M, LONGROPE the
+ *                short factors)
+ *   inv_freq     NULL: the frequencies of base and scaling. Else r / 2
+ *                frequencies used as given (a model's own inv_freq buffer; with
+ *                PRECISION_FLOAT32, transformers' float32 pipeline value for
+ *                value), each |f_k| <= POSENC_ROPE_FREQUENCY_MAX; base and
+ *                scaling are then unused
+ *   attention_factor  with inv_freq: A, 0 < A <= POSENC_ROPE_ATTENTION_MAX;
+ *                0 selects 1. Without inv_freq the scaling decides A.
+ *   layout       a posenc_rope_layout (the caches do not pair features)
+ *   precision    a posenc_rope_precision
+ *
+ * POSENC_ERR_INVALID_ARGUMENT also when base and scaling give a non-finite
+ * scaled base, a frequency past POSENC_ROPE_FREQUENCY_MAX, or an attention
+ * factor outside (0, POSENC_ROPE_ATTENTION_MAX] (posenc_last_error: why).
+ */
+typedef struct posenc_rope {
+    size_t rotary_dim;
+    double base;
+    posenc_rope_scaling scaling;
+    size_t seq_len;
+    const double *inv_freq;
+    double attention_factor;
+    int layout;
+    int precision;
+} posenc_rope;
+
+/*
+ * RoPE over several position axes: M-RoPE (Qwen2-VL) and 2-D RoPE (vision).
+ *
+ * The rotary pairs k < r/2 split into n_axes consecutive sections,
+ * sections[a] pairs each (summing to r/2); the pairs of section a rotate by
+ * the position of axis a:
+ *
+ *   S_a = sections[0] + .. + sections[a-1]:   pair k, S_a <= k < S_a + sections[a],
+ *   angle p_a f_k,  p_a = positions[a][row]   (positions axis-major: [n_axes][rows])
+ *
+ * with posenc_rope_apply's rotation, attention factor, layouts and precision;
+ * in the half layout a section covers both halves, pair k being (k, k + r/2).
+ * With every axis at the same positions the values are posenc_rope_cache's
+ * and posenc_rope_apply's bit for bit.
+ *
+ * M-RoPE, multimodal RoPE (Qwen2-VL, Qwen2.5-VL; Hugging Face
+ * models/qwen2_vl/modeling_qwen2_vl.py apply_multimodal_rotary_pos_emb):
+ * n_axes 3 (temporal, height, width), sections = the config's
+ * rope_scaling.mrope_section ([16, 24, 24] for head_dim 128), the
+ * frequencies of posenc_rope; positions from posenc_mrope_positions. HF splits
+ * cat(freqs, freqs) by mrope_section * 2 and takes chunk i from axis i % 3:
+ * the same sections in both halves (POSENC_AXES_SECTIONED). Pictured for
+ * r = 12, sections [2, 2, 2], the axis each feature's angle comes from:
+ *
+ *   POSENC_ROPE_HALF         [t t h h w w | t t h h w w]
+ *   POSENC_ROPE_INTERLEAVED  [t t t t h h h h w w w w]
+ *
+ * Qwen3-VL interleaves the axes instead (POSENC_AXES_INTERLEAVED; HF
+ * models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding
+ * .apply_interleaved_mrope): pair k takes axis a = k mod 3 when a >= 1 and
+ * k < 3 sections[a], else the temporal axis; mrope_section [24, 20, 20] of
+ * 64 pairs gives t h w t h w ... t h w (60 pairs), then t t t t. Sections
+ * still count each axis's pairs. Pictured for r = 12, sections [2, 2, 2]:
+ *
+ *   POSENC_ROPE_HALF         [t h w t h w | t h w t h w]
+ *
+ * 2-D RoPE of vision encoders (form, below): n_axes 2, the patch's row y
+ * (axis 0) and column x (axis 1), sections [r/4, r/4], the frequencies
+ * arranged from f_i = base^(-2i/r) (no scaling, no inv_freq):
+ *   POSENC_ROPE_2D_PIXTRAL (HF models/pixtral/modeling_pixtral.py
+ *     PixtralRotaryEmbedding, patches in row-major order,
+ *     position_ids_in_meshgrid): the even frequencies rotate by the row, the
+ *     odd ones by the column: f'_k = f_{2k} (k < r/4),  f'_{r/4 + k} = f_{2k+1}
+ *   POSENC_ROPE_2D_AXIAL (the Qwen2-VL and Qwen2.5-VL vision encoders, HF
+ *     VisionRotaryEmbedding(head_dim / 2) with rot_pos_emb): both axes take
+ *     the same frequencies base^(-4k/r) = f_{2k}:  f'_k = f'_{r/4 + k} = f_{2k}
+ *   Both rotate in the half layout (rotate_half); r = head_dim, r % 4 == 0.
+ */
+#define POSENC_ROPE_MAX_AXES 4
+
+/* How sections assign pairs to axes (see above). */
+typedef enum posenc_axes_arrangement {
+    POSENC_AXES_SECTIONED = 0,  /* contiguous sections: Qwen2-VL, Qwen2.5-VL, 2-D RoPE */
+    POSENC_AXES_INTERLEAVED = 1 /* axis k mod n_axes within its section: Qwen3-VL        */
+} posenc_axes_arrangement;
+
+/* The frequencies of 2-D RoPE (see above). */
+typedef enum posenc_rope_2d {
+    POSENC_ROPE_2D_NONE = 0,    /* the frequencies of posenc_rope, as they are      */
+    POSENC_ROPE_2D_PIXTRAL = 1, /* [f0 f2 f4 .. | f1 f3 f5 ..]                      */
+    POSENC_ROPE_2D_AXIAL = 2    /* [f0 f2 f4 .. | f0 f2 f4 ..]                      */
+} posenc_rope_2d;
+
+/*
+ * posenc_rope_axes: the axes of a RoPE.
+ *   n_axes       1 .. POSENC_ROPE_MAX_AXES
+ *   sections     n_axes counts summing to rotary_dim / 2; interleaved, pair
+ *                a + n_axes (sections[a] - 1) of each axis a >= 1 with pairs
+ *                must exist (be below rotary_dim / 2)
+ *   arrangement  a posenc_axes_arrangement
+ *   form         a posenc_rope_2d; PIXTRAL and AXIAL need n_axes 2, sections
+ *                [r/4, r/4], the sectioned arrangement, and a posenc_rope
+ *                without scaling or inv_freq
+ */
+typedef struct posenc_rope_axes {
+    size_t n_axes;
+    size_t sections[POSENC_ROPE_MAX_AXES];
+    int arrangement;
+    int form;
+} posenc_rope_axes;
+
+/*
+ * posenc_rope_frequencies: inv_freq[k] = f_k for k < rotary_dim / 2 (the
+ * formulas above; arranged as axes->form says) and *attention_factor = A.
+ *
+ *   inv_freq   caller buffer of n >= rotary_dim / 2 doubles; must not overlap
+ *              attention_factor, rope->inv_freq, nor (LONGROPE) its factor
+ *              lists: POSENC_ERR_INVALID_ARGUMENT
+ *   rope       as above (DYNAMIC needs rotary_dim >= 4); seq_len 0: none
+ *   axes       NULL, or the 2-D form whose frequencies to arrange
+ */
+POSENC_API int posenc_rope_frequencies(double *inv_freq, size_t n, const posenc_rope *rope,
+                                       const posenc_rope_axes *axes, double *attention_factor);
+
+/*
+ * posenc_rope_cache: cos_out[r][k] = A cos(p_r f_k), sin_out[r][k] = A sin(p_r f_k),
+ * each row-major [length][rotary_dim / 2]: HF's cos/sin caches without their
+ * duplicated second half (HF's emb = cat(freqs, freqs)).
+ *
+ *   cos_out, sin_out  caller buffers of out_len >= length * rotary_dim / 2 floats
+ *                     each; must not overlap each other, positions or
+ *                     rope's arrays: POSENC_ERR_INVALID_ARGUMENT
+ *   p_r        positions[r] when positions is not NULL (length entries), else
+ *              offset + r (offset + length - 1 <= POSENC_POSITION_MAX)
+ *   rope       as above (rotary_dim >= 2: no head_dim to default to)
+ */
+POSENC_API int posenc_rope_cache(float *cos_out, float *sin_out, size_t out_len, size_t length,
+                                 int32_t offset, const int32_t *positions, const posenc_rope *rope);
+
+/*
+ * The order of the axes of x for posenc_rope_apply. Pictured for batch 1,
+ * seq 2, heads 2 (v_sh: the head_dim floats of row s, head h):
+ *
+ * POSENC_ROPE_ORDER_BSHD (0)  [batch][seq][heads][head_dim]   [v00 v01 | v10 v11]
+ *   a projection's output viewed per head (q_proj(x).view(b, s, h, d)), before
+ *   any transpose.
+ * POSENC_ROPE_ORDER_BHSD (1)  [batch][heads][seq][head_dim]   [v00 v10 | v01 v11]
+ *   what Hugging Face's apply_rotary_pos_emb receives (models/llama/
+ *   modeling_llama.py: q, k after .transpose(1, 2), unsqueeze_dim = 1).
+ * Both rotate the same vectors x[b][s][h] by the same positions (indexed by
+ * batch and row, never by head), bit for bit.
+ */
+typedef enum posenc_rope_order {
+    POSENC_ROPE_ORDER_BSHD = 0,
+    POSENC_ROPE_ORDER_BHSD = 1
+} posenc_rope_order;
+
+/*
+ * posenc_rope_apply: rotates x in place, x row-major as `order` says:
  *
  *   x[b][s][h][i], x[b][s][h][j] <- rotation by p * f_k (formula above), for each
  *   pair (i, j) of the layout, p = positions[b * seq + s] (positions_len =
@@ -458,53 +741,18 @@ typedef enum posenc_rope_layout {
  *   positions_len 0; offset + seq - 1 <= POSENC_POSITION_MAX).
  *
  *   x          caller buffer of x_len >= batch * seq * heads * head_dim floats;
- *              must not overlap positions or inv_freq (read while x is
+ *              must not overlap positions or rope's arrays (read while x is
  *              rotated): POSENC_ERR_INVALID_ARGUMENT
- *   batch, heads >= 1;  head_dim >= rotary_dim;  rotary_dim even, >= 2
- *   layout     a posenc_rope_layout
- *   inv_freq, attention_factor  as posenc_rope_cache
- *   precision  a posenc_rope_precision
+ *   batch, heads >= 1;  head_dim >= rope->rotary_dim (0: head_dim)
+ *   order      a posenc_rope_order
+ *   rope       as above
  *
  * cos and sin are computed per block of rows into a fixed stack tile (no
  * allocation), once per position and shared by every head (and batch).
  */
 POSENC_API int posenc_rope_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t heads,
-                                 size_t head_dim, size_t rotary_dim, int layout,
-                                 const double *inv_freq, double attention_factor, int32_t offset,
-                                 const int32_t *positions, size_t positions_len, int precision);
-
-/*
- * The order of the axes of x for posenc_rope_apply_ordered. Pictured for
- * batch 1, seq 2, heads 2 (v_sh: the head_dim floats of row s, head h):
- *
- * POSENC_ROPE_ORDER_BSHD (0)  [batch][seq][heads][head_dim]   [v00 v01 | v10 v11]
- *   a projection's output viewed per head (q_proj(x).view(b, s, h, d)), before
- *   any transpose: posenc_rope_apply's order.
- * POSENC_ROPE_ORDER_BHSD (1)  [batch][heads][seq][head_dim]   [v00 v10 | v01 v11]
- *   what Hugging Face's apply_rotary_pos_emb receives (models/llama/
- *   modeling_llama.py: q, k after .transpose(1, 2), unsqueeze_dim = 1).
- */
-typedef enum posenc_rope_order {
-    POSENC_ROPE_ORDER_BSHD = 0,
-    POSENC_ROPE_ORDER_BHSD = 1
-} posenc_rope_order;
-
-/*
- * posenc_rope_apply_ordered: posenc_rope_apply for x in either order: the
- * same rotation of the vector x[b][s][h] (BSHD) or x[b][h][s] (BHSD), the
- * same positions (indexed by batch and row, never by head), the same values
- * bit for bit. posenc_rope_apply(...) is posenc_rope_apply_ordered with
- * order POSENC_ROPE_ORDER_BSHD.
- *
- *   order      a posenc_rope_order
- *   others     as posenc_rope_apply
- */
-POSENC_API int posenc_rope_apply_ordered(float *x, size_t x_len, size_t batch, size_t seq,
-                                         size_t heads, size_t head_dim, int order,
-                                         size_t rotary_dim, int layout, const double *inv_freq,
-                                         double attention_factor, int32_t offset,
-                                         const int32_t *positions, size_t positions_len,
-                                         int precision);
+                                 size_t head_dim, int order, int32_t offset, const int32_t *positions,
+                                 size_t positions_len, const posenc_rope *rope);
 
 /*
  * posenc_rope_permute_weights: reorders the rows of a q or k projection so that
@@ -524,6 +772,7 @@ POSENC_API int posenc_rope_apply_ordered(float *x, size_t x_len, size_t batch, s
  *              floats; must not overlap w (a permutation cannot run in
  *              place): POSENC_ERR_INVALID_ARGUMENT
  *   heads      the heads of this projection (num_key_value_heads for k under GQA)
+ *   rotary_dim even, 2 .. head_dim
  *   from, to   posenc_rope_layout values (from == to copies)
  */
 POSENC_API int posenc_rope_permute_weights(float *out, size_t out_len, const float *w,
@@ -531,103 +780,36 @@ POSENC_API int posenc_rope_permute_weights(float *out, size_t out_len, const flo
                                            size_t rotary_dim, size_t in_features, int from,
                                            int to);
 
-/* ------------------------------------------------------------------------ */
-/* RoPE over several position axes: M-RoPE (Qwen2-VL) and 2-D RoPE (vision)  */
-/* ------------------------------------------------------------------------ */
-
-/*
- * The rotary pairs k < r/2 (r = rotary_dim) split into n_axes consecutive
- * sections, sections[a] pairs each (summing to r/2); the pairs of section a
- * rotate by the position of axis a:
- *
- *   S_a = sections[0] + .. + sections[a-1]:   pair k, S_a <= k < S_a + sections[a],
- *   angle p_a f_k,  p_a = positions[a][row]   (positions axis-major: [n_axes][rows])
- *
- * with posenc_rope_apply's rotation, attention factor, layouts and precision;
- * in the half layout a section covers both halves, pair k being (k, k + r/2).
- * With every axis at the same positions the values are posenc_rope_cache's
- * and posenc_rope_apply's bit for bit.
- *
- * M-RoPE, multimodal RoPE (Qwen2-VL, Qwen2.5-VL; Hugging Face
- * models/qwen2_vl/modeling_qwen2_vl.py apply_multimodal_rotary_pos_emb):
- * n_axes 3 (temporal, height, width), sections = the config's
- * rope_scaling.mrope_section ([16, 24, 24] for head_dim 128), f_k from
- * posenc_rope_frequencies; positions from posenc_mrope_positions. HF splits
- * cat(freqs, freqs) by mrope_section * 2 and takes chunk i from axis i % 3:
- * the same sections in both halves (POSENC_AXES_SECTIONED). Pictured for
- * r = 12, sections [2, 2, 2], the axis each feature's angle comes from:
- *
- *   POSENC_ROPE_HALF         [t t h h w w | t t h h w w]
- *   POSENC_ROPE_INTERLEAVED  [t t t t h h h h w w w w]
- *
- * Qwen3-VL interleaves the axes instead (POSENC_AXES_INTERLEAVED; HF
- * models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding
- * .apply_interleaved_mrope): pair k takes axis a = k mod 3 when a >= 1 and
- * k < 3 sections[a], else the temporal axis; mrope_section [24, 20, 20] of
- * 64 pairs gives t h w t h w ... t h w (60 pairs), then t t t t. Sections
- * still count each axis's pairs. Pictured for r = 12, sections [2, 2, 2]:
- *
- *   POSENC_ROPE_HALF         [t h w t h w | t h w t h w]
- *
- * 2-D RoPE of vision encoders: n_axes 2, the patch's row y (axis 0) and
- * column x (axis 1), sections [r/4, r/4], the frequencies arranged by the
- * caller from f_i = base^(-2i/r) (posenc_rope_frequencies, no scaling):
- *   Pixtral (HF models/pixtral/modeling_pixtral.py PixtralRotaryEmbedding,
- *     patches in row-major order, position_ids_in_meshgrid): the even
- *     frequencies rotate by the row, the odd ones by the column:
- *     f'_k = f_{2k} (k < r/4),  f'_{r/4 + k} = f_{2k+1}
- *   axial (the Qwen2-VL and Qwen2.5-VL vision encoders, HF
- *     VisionRotaryEmbedding(head_dim / 2) with rot_pos_emb): both axes take
- *     the same frequencies base^(-4k/r) = f_{2k}:
- *     f'_k = f'_{r/4 + k} = f_{2k}
- *   Both rotate in the half layout (rotate_half); r = head_dim, r % 4 == 0.
- *
- * The axes a routine accepts.
- */
-#define POSENC_ROPE_MAX_AXES 4
-
-/* How sections assign pairs to axes (see above). */
-typedef enum posenc_axes_arrangement {
-    POSENC_AXES_SECTIONED = 0,  /* contiguous sections: Qwen2-VL, Qwen2.5-VL, 2-D RoPE */
-    POSENC_AXES_INTERLEAVED = 1 /* axis k mod n_axes within its section: Qwen3-VL        */
-} posenc_axes_arrangement;
-
 /*
  * posenc_rope_axes_cache: cos_out[r][k] = A cos(p_a(r) f_k), sin_out likewise,
  * [length][rotary_dim / 2], a the axis of pair k.
  *
  *   positions  [n_axes][length] int32 (n_axes * length values)
- *   n_axes     1 .. POSENC_ROPE_MAX_AXES;  sections  n_axes counts summing to rotary_dim / 2
- *   arrangement  a posenc_axes_arrangement; interleaved, pair a + n_axes (sections[a] - 1)
- *                of each axis a >= 1 with pairs must exist (be below rotary_dim / 2)
- *   others     as posenc_rope_cache
- *   cos_out and sin_out must not overlap each other, positions, sections or
- *   inv_freq (read while they are written): POSENC_ERR_INVALID_ARGUMENT
+ *   axes       the axes (above)
+ *   others     as posenc_rope_cache; cos_out and sin_out must not overlap each
+ *              other, positions or rope's arrays: POSENC_ERR_INVALID_ARGUMENT
  */
 POSENC_API int posenc_rope_axes_cache(float *cos_out, float *sin_out, size_t out_len, size_t length,
-                                      const int32_t *positions, size_t n_axes, const size_t *sections,
-                                      int arrangement, size_t rotary_dim, const double *inv_freq,
-                                      double attention_factor, int precision);
+                                      const int32_t *positions, const posenc_rope_axes *axes,
+                                      const posenc_rope *rope);
 
 /*
  * posenc_rope_axes_apply: rotates x [batch][seq][heads][head_dim] (order
  * POSENC_ROPE_ORDER_BSHD) or [batch][heads][seq][head_dim] (BHSD) in place,
- * pair k of row s by p_a(s) f_k (the rotation of posenc_rope_apply_ordered).
+ * pair k of row s by p_a(s) f_k (the rotation of posenc_rope_apply).
  *
  *   positions      [n_axes][seq] (positions_len = n_axes * seq: every batch
  *                  alike) or [n_axes][batch][seq] (n_axes * batch * seq: HF's
  *                  position_ids [3][batch][seq], padded batches)
- *   n_axes, sections, arrangement  as posenc_rope_axes_cache
- *   order          a posenc_rope_order
+ *   axes           the axes (above)
  *   others         as posenc_rope_apply
- *   x must not overlap positions, sections or inv_freq (read while x is
- *   rotated): POSENC_ERR_INVALID_ARGUMENT
+ *   x must not overlap positions or rope's arrays (read while x is rotated):
+ *   POSENC_ERR_INVALID_ARGUMENT
  */
 POSENC_API int posenc_rope_axes_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t heads,
-                                      size_t head_dim, int order, size_t rotary_dim, int layout,
-                                      const double *inv_freq, double attention_factor,
-                                      const int32_t *positions, size_t positions_len, size_t n_axes,
-                                      const size_t *sections, int arrangement, int precision);
+                                      size_t head_dim, int order, const int32_t *positions,
+                                      size_t positions_len, const posenc_rope_axes *axes,
+                                      const posenc_rope *rope);
 
 /* A run of text tokens, or an image or video grid, of posenc_mrope_positions. */
 typedef enum posenc_mrope_kind {

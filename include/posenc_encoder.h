@@ -213,38 +213,60 @@ typedef enum posenc_query_scale {
     POSENC_QUERY_SCALE_MINISTRAL3 = 2
 } posenc_query_scale;
 
+/* Each positional scheme's settings (posenc_encoder_config); zero means default. */
+typedef struct posenc_encoder_sinusoidal {
+    double base;                  /* 0 = 10000; as posenc_sinusoidal          */
+    int layout;                   /* a posenc_layout                          */
+} posenc_encoder_sinusoidal;
+
+typedef struct posenc_encoder_alibi {
+    double max_bias;              /* 0 = 8; as posenc_alibi_bias              */
+} posenc_encoder_alibi;
+
+typedef struct posenc_encoder_t5 {
+    size_t num_buckets;           /* 0 = 32; as posenc_t5_bias                */
+    size_t max_distance;          /* 0 = 128                                  */
+    int unidirectional;           /* 0: bidirectional (an encoder's); 1: not  */
+} posenc_encoder_t5;
+
+typedef struct posenc_encoder_learned {
+    size_t max_length;            /* >= 1: rows of pos_embed.weight           */
+} posenc_encoder_learned;
+
+typedef struct posenc_encoder_query_scale {
+    int type;                     /* a posenc_query_scale (0 = none)          */
+    double floor_scale;           /* LLAMA4: finite, > 0; 0 = 8192            */
+    double attn_scale;            /* LLAMA4: finite; 0 = 0.1                  */
+    double beta;                  /* MINISTRAL3: finite                       */
+    double original_max_position; /* MINISTRAL3: >= 1                         */
+} posenc_encoder_query_scale;
+
 /*
  * posenc_encoder_config: zero means default.
  *   vocab_size, d_model, heads, d_ff  >= 1; d_model a multiple of heads
  *   layers        >= 0
  *   languages     rows of a language embedding added to every token (the
  *                 encoder article's translation encoder); 0 = none
- *   positional    a posenc_positional;  norm  a posenc_norm_placement
- *   activation    a posenc_activation;  final_norm  1: LN after the last layer
- *                 (torch TransformerEncoder(norm=...), usual with pre-norm)
+ *   norm          a posenc_norm_placement;  activation  a posenc_activation
+ *   final_norm    1: LN after the last layer (torch TransformerEncoder(norm=...),
+ *                 usual with pre-norm)
+ *   lm_head       a posenc_lm_head (0 = none)
  *   embed_scale   finite; 0 = sqrt(d_model)
  *   norm_eps      finite, > 0; 0 = 1e-5
- *   SINUSOIDAL    sinusoidal_base (0 = 10000), sinusoidal_layout: as posenc_sinusoidal
- *   ROPE          rotary_dim (0 = head_dim), rope_layout, rope_precision,
- *                 rope_inv_freq (rotary_dim / 2 doubles, required: from
- *                 posenc_rope_frequencies, any scaling type),
- *                 rope_attention_factor (0 = 1): as posenc_rope_apply
- *   ALIBI         alibi_max_bias (0 = 8): as posenc_alibi_bias (non-causal
- *                 -m_h |i - j|, the causal form with causal forward passes)
- *   T5            t5_num_buckets (0 = 32), t5_max_distance (0 = 128),
- *                 t5_unidirectional (0: bidirectional, the encoder's): as
- *                 posenc_t5_bias
- *   LEARNED       max_length >= 1: rows of pos_embed.weight; a pass takes
- *                 seq <= max_length tokens
- *   lm_head       a posenc_lm_head (0 = none)
- *   query_scale   a posenc_query_scale (0 = none), with any positional scheme:
- *     LLAMA4      query_floor_scale (finite, > 0; 0 = 8192),
- *                 query_attn_scale (finite; 0 = 0.1)
- *     MINISTRAL3  query_beta (finite), query_original_max_position (>= 1)
- *                 s(p) must be a finite float at p = 0 and p =
- *                 POSENC_POSITION_MAX (then it is at every position)
- * Fields of the other schemes are ignored. New fields are appended, so a
- * zero-initialised struct from an older caller keeps its meaning.
+ *   positional    a posenc_positional, whose settings alone are read:
+ *     SINUSOIDAL  sinusoidal (above)
+ *     ROPE        rope: a posenc_rope (posenc.h), rotary_dim 0 = head_dim;
+ *                 its frequencies are computed for each pass from the
+ *                 positions it rotates (DYNAMIC and LONGROPE at the largest
+ *                 position + 1, as transformers' forward), or taken from
+ *                 rope.inv_freq
+ *     ALIBI       alibi: the non-causal -m_h |i - j| (posenc_alibi_bias), the
+ *                 causal form with causal passes
+ *     T5          t5 (above)
+ *     LEARNED     learned: a pass takes seq <= max_length tokens
+ *   query_scale   with any positional scheme (above; type 0: none). s(p) must
+ *                 be a finite float at p = 0 and p = POSENC_POSITION_MAX (then
+ *                 it is at every position)
  */
 typedef struct posenc_encoder_config {
     size_t vocab_size;
@@ -253,31 +275,71 @@ typedef struct posenc_encoder_config {
     size_t d_ff;
     size_t layers;
     size_t languages;
-    int positional;
     int norm;
     int activation;
     int final_norm;
+    int lm_head;
     double embed_scale;
     double norm_eps;
-    double sinusoidal_base;
-    int sinusoidal_layout;
-    int rope_layout;
-    size_t rotary_dim;
-    int rope_precision;
-    const double *rope_inv_freq;
-    double rope_attention_factor;
-    double alibi_max_bias;
-    size_t t5_num_buckets;
-    size_t t5_max_distance;
-    int t5_unidirectional;
-    size_t max_length;
-    int lm_head;
-    int query_scale;
-    double query_floor_scale;
-    double query_attn_scale;
-    double query_beta;
-    double query_original_max_position;
+    int positional;
+    posenc_encoder_sinusoidal sinusoidal;
+    posenc_rope rope;
+    posenc_encoder_alibi alibi;
+    posenc_encoder_t5 t5;
+    posenc_encoder_learned learned;
+    posenc_encoder_query_scale query_scale;
 } posenc_encoder_config;
+
+/*
+ * The checked parameters of posenc_encoder.h, as posenc.h's table
+ * (POSENC_PARAMETERS): numbered after it, so that posenc_last_error's param
+ * names either. Parameters the encoder shares with posenc.h (base, layout,
+ * rope's fields, max_bias, num_buckets, ...) are posenc.h's rows.
+ *
+ *   P(id,  name,  rule,  lo,  hi,  zero)
+ */
+#define POSENC_ENCODER_PARAMETERS(P)                                                              \
+    P(VOCAB_SIZE,        "vocab_size",        INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(ENCODER_D_MODEL,   "d_model",           INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(ENCODER_HEADS,     "heads",             INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(D_FF,              "d_ff",              INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(LAYERS,            "layers",            INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(LANGUAGES,         "languages",         INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(NORM,              "norm",              ENUM,     0, POSENC_NORM_POST, 0)                    \
+    P(ACTIVATION,        "activation",        ENUM,     0, POSENC_ACTIVATION_GELU_TANH, 0)         \
+    P(FINAL_NORM,        "final_norm",        FLAG,     0, 1, 0)                                   \
+    P(LM_HEAD,           "lm_head",           ENUM,     0, POSENC_LM_HEAD_TIED, 0)                 \
+    P(EMBED_SCALE,       "embed_scale",       AT_LEAST, -POSENC_FLOAT_MAX, POSENC_FLOAT_MAX, 0)    \
+    P(NORM_EPS,          "norm_eps",          ABOVE,    0, POSENC_REAL_MAX,     1e-5)              \
+    P(POSITIONAL,        "positional",        ENUM,     0, POSENC_POSITIONAL_LEARNED, 0)           \
+    P(UNIDIRECTIONAL,    "t5.unidirectional", FLAG,     0, 1, 0)                                   \
+    P(MAX_LENGTH,        "learned.max_length", INTEGER, 1, POSENC_POSITION_MAX, 0)                 \
+    P(QUERY_SCALE,       "query_scale.type",  ENUM,     0, POSENC_QUERY_SCALE_MINISTRAL3, 0)       \
+    P(FLOOR_SCALE,       "query_scale.floor_scale", ABOVE, 0, POSENC_REAL_MAX, 8192)              \
+    P(ATTN_SCALE,        "query_scale.attn_scale", AT_LEAST, -POSENC_REAL_MAX, POSENC_REAL_MAX, 0.1) \
+    P(BETA,              "query_scale.beta",  AT_LEAST, -POSENC_REAL_MAX, POSENC_REAL_MAX, 0)      \
+    P(ORIGINAL_MAX_POSITION_Q, "query_scale.original_max_position", AT_LEAST, 1, POSENC_REAL_MAX, 0) \
+    P(TOKENS,            "tokens",            INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(TOKEN_COUNT,       "seq",               INTEGER,  0, POSENC_POSITION_MAX + 1.0, 0)           \
+    P(LANGUAGE,          "language",          INTEGER,  -1, POSENC_POSITION_MAX, 0)                \
+    P(DECODER_MAX_LENGTH, "max_length",       INTEGER,  1, POSENC_POSITION_MAX + 1.0, 0)           \
+    P(MAX_FEED,          "max_feed",          INTEGER,  1, POSENC_POSITION_MAX + 1.0, 0)           \
+    P(CACHED,            "length",            INTEGER,  0, POSENC_POSITION_MAX + 1.0, 0)           \
+    P(FEED_COUNT,        "count",             INTEGER,  1, POSENC_POSITION_MAX + 1.0, 0)           \
+    P(COLS,              "cols",              INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(IN_FEATURES_NN,    "in_features",       INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(OUT_FEATURES,      "out_features",      INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(EPS,               "eps",               ABOVE,    0, POSENC_REAL_MAX,     1e-5)              \
+    P(EMBED_FACTOR,      "scale",             AT_LEAST, -POSENC_FLOAT_MAX, POSENC_FLOAT_MAX, 0)    \
+    P(SCORES,            "x",                 AT_LEAST, -POSENC_REAL_MAX, POSENC_FLOAT_MAX, 0)
+
+/* The rows of POSENC_ENCODER_PARAMETERS, after those of posenc.h. */
+#define POSENC_ENCODER_PARAM_ID_(id, name, rule, lo, hi, zero) POSENC_PARAM_##id,
+typedef enum posenc_encoder_param {
+    POSENC_ENCODER_PARAM_BEFORE_ = POSENC_PARAM_COUNT - 1,
+    POSENC_ENCODER_PARAMETERS(POSENC_ENCODER_PARAM_ID_)
+    POSENC_ENCODER_PARAM_END
+} posenc_encoder_param;
 
 /*
  * posenc_encoder_sizes: the floats of the parameter buffer and of the

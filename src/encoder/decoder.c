@@ -9,6 +9,7 @@
 #include "posenc_encoder.h"
 
 #include "checked.h"
+#include "encoder_params.h"
 #include "encoder_stack.h"
 #include "nn_attend.h"
 #include "nn_kernels.h"
@@ -19,17 +20,26 @@ typedef struct plan {
     size_t act, inner, scores, bias_len, cache_len, work_len;
 } plan;
 
-static int make_plan(plan *p, const posenc_encoder_config *config, size_t max_length, size_t count)
+/* config is argument 1 of the size query and 3 of a feed; max_length 2 or 8; count 3 or 11 */
+static int make_plan(plan *p, const posenc_encoder_config *config, size_t max_length, size_t count, int feed)
 {
-    int status;
-    if ((status = stack_model(&p->m, config)))
+    int status, config_index = feed ? 3 : 1, length_index = feed ? 8 : 2, count_index = feed ? 11 : 3;
+    if ((status = stack_model(&p->m, config, config_index)))
         return status;
     const posenc_encoder_config *c = &p->m.c;
-    if (c->lm_head == POSENC_LM_HEAD_NONE || max_length == 0 ||
-        (uint64_t)max_length > (uint64_t)POSENC_POSITION_MAX + 1 ||
-        (c->positional == POSENC_POSITIONAL_LEARNED && max_length > c->max_length) || count == 0 ||
-        count > max_length)
-        return POSENC_ERR_INVALID_ARGUMENT;
+    if (c->lm_head == POSENC_LM_HEAD_NONE)
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_LM_HEAD, config_index, "lm_head",
+                                 POSENC_RULE_RESULT, c->lm_head, 0.0, 0.0, NULL, "must be OWN or TIED: decoding needs an LM head");
+    if ((status = encoder_check(POSENC_PARAM_DECODER_MAX_LENGTH, length_index, (double)max_length)) ||
+        (status = encoder_check(POSENC_PARAM_FEED_COUNT, count_index, (double)count)))
+        return status;
+    if (c->positional == POSENC_POSITIONAL_LEARNED && max_length > c->learned.max_length)
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_DECODER_MAX_LENGTH, length_index,
+                                 "max_length", POSENC_RULE_INTEGER, (double)max_length, 1.0,
+                                 (double)c->learned.max_length, "learned.max_length", "learned positions stop there");
+    if (count > max_length)
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_FEED_COUNT, count_index, "count",
+                                 POSENC_RULE_INTEGER, (double)count, 1.0, (double)max_length, "max_length", NULL);
     /* cache: [layers][2][max_length][d]; workspace: x, h, ctx [count][d], q or
        the hidden layer, the scores of a block of queries against every row,
        the relative bias rows */
@@ -47,7 +57,7 @@ static int make_plan(plan *p, const posenc_encoder_config *config, size_t max_le
         checked_add_mul(&p->work_len, 3, p->act) ||
         checked_add_mul(&p->work_len, 1, q > hidden ? q : hidden) || checked_add_mul(&p->work_len, 1, p->scores) ||
         checked_add_mul(&p->work_len, 1, p->bias_len))
-        return POSENC_ERR_SIZE_OVERFLOW;
+        return fail_size(length_index, "the cache (layers * 2 * max_length * d_model)", c->layers, max_length);
     p->inner = q > hidden ? q : hidden;
     return POSENC_OK;
 }
@@ -57,9 +67,11 @@ int posenc_decoder_sizes(const posenc_encoder_config *config, size_t max_length,
 {
     plan p;
     int status;
-    if (!cache_len || !work_len)
-        return POSENC_ERR_NULL_POINTER;
-    if ((status = make_plan(&p, config, max_length, max_feed)))
+    if (!cache_len)
+        return fail_null(4, "cache_len");
+    if (!work_len)
+        return fail_null(5, "work_len");
+    if ((status = make_plan(&p, config, max_length, max_feed, 0)))
         return status;
     *cache_len = p.cache_len;
     *work_len = p.work_len;
@@ -72,30 +84,58 @@ int posenc_decoder_feed(float *logits, size_t logits_len, const posenc_encoder_c
                         size_t work_len)
 {
     plan p;
+    rope_plan rope;
     int status;
-    if (!logits || !params || !tokens || !work)
-        return POSENC_ERR_NULL_POINTER;
-    if ((status = make_plan(&p, config, max_length, count)))
+    if (!logits)
+        return fail_null(1, "logits");
+    if (!params)
+        return fail_null(4, "params");
+    if (!tokens)
+        return fail_null(10, "tokens");
+    if (!work)
+        return fail_null(13, "work");
+    if ((status = make_plan(&p, config, max_length, count, 1)))
         return status;
     const posenc_encoder_config *c = &p.m.c;
     if (!cache && p.cache_len)
-        return POSENC_ERR_NULL_POINTER;
-    if (length > max_length || language < -1 || (language >= 0 && (size_t)language >= c->languages) ||
-        (c->positional == POSENC_POSITIONAL_LEARNED && count > c->max_length - length))
-        return POSENC_ERR_INVALID_ARGUMENT;
-    if (count > max_length - length || logits_len < c->vocab_size || params_len < p.m.params_len ||
-        cache_len < p.cache_len || work_len < p.work_len)
-        return POSENC_ERR_BUFFER_TOO_SMALL;
+        return fail_null(6, "cache");
+    if (length > max_length)
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_CACHED, 9, "length", POSENC_RULE_INTEGER,
+                                 (double)length, 0.0, (double)max_length, "max_length", NULL);
+    if (language < -1 || (language >= 0 && (size_t)language >= c->languages))
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_LANGUAGE, 12, "language",
+                                 POSENC_RULE_INTEGER, language, -1.0, (double)c->languages - 1.0, "languages",
+                                 "-1: none");
+    if (c->positional == POSENC_POSITIONAL_LEARNED && count > c->learned.max_length - length)
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_FEED_COUNT, 11, "count", POSENC_RULE_INTEGER,
+                                 (double)count, 1.0, (double)(c->learned.max_length - length),
+                                 "learned.max_length - length", "learned positions stop there");
+    if (count > max_length - length)
+        return param_fail_detail(POSENC_ERR_BUFFER_TOO_SMALL, POSENC_PARAM_FEED_COUNT, 11, "count", POSENC_RULE_INTEGER,
+                                 (double)count, 1.0, (double)(max_length - length), "max_length - length",
+                                 "the cache is full");
+    if (logits_len < c->vocab_size)
+        return fail_length(2, "logits_len", logits_len, c->vocab_size);
+    if (params_len < p.m.params_len)
+        return fail_length(5, "params_len", params_len, p.m.params_len);
+    if (cache_len < p.cache_len)
+        return fail_length(7, "cache_len", cache_len, p.cache_len);
+    if (work_len < p.work_len)
+        return fail_length(14, "work_len", work_len, p.work_len);
     const float *written[] = { logits, cache, work };
     const size_t written_len[] = { c->vocab_size, p.cache_len, p.work_len };
-    if ((status = stack_check_buffers(&p.m, params, tokens, NULL, count, written, written_len)))
+    static const char *const names[] = { "logits", "cache", "work" };
+    static const int indexes[] = { 1, 6, 13, 10 };
+    if ((status = stack_check_buffers(&p.m, params, tokens, NULL, count, written, written_len, names, indexes)))
+        return status;
+    if (c->positional == POSENC_POSITIONAL_ROPE && (status = stack_rope(&p.m, length + count, 3, &rope)))
         return status;
 
     size_t d = c->d_model, end = length + count;
     float *x = work, *h = x + p.act, *ctx = h + p.act, *q = ctx + p.act, *scores = q + p.inner;
     stack s = { .m = &p.m, .params = params, .x = x, .h = h, .ctx = ctx, .q = q, .hidden = q, .scores = scores,
                 .keys = cache, .v_offset = max_length * d, .layer_stride = 2 * max_length * d, .first = length,
-                .rows = count, .causal = 1 };
+                .rows = count, .causal = 1, .rope = &rope };
     stack_embed(&s, tokens, language);
     /* the bias rows of the last query, end - 1, against keys 0 .. end - 1
        hold every entry j - i <= 0 the new queries read */

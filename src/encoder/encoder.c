@@ -7,6 +7,7 @@
 #include "posenc_encoder.h"
 
 #include "checked.h"
+#include "encoder_params.h"
 #include "encoder_stack.h"
 #include "nn_attend.h"
 #include "nn_kernels.h"
@@ -20,18 +21,30 @@
 typedef struct plan {
     model m;
     size_t act, inner, plane, scores, bias_row, bias_len, work_len;
+    rope_plan rope; /* ROPE: the frequencies of a pass over seq tokens */
 } plan;
 
-static int make_plan(plan *p, const posenc_encoder_config *config, size_t seq)
+/* The model of config (argument config_index) and the sizes of a pass over
+ * seq tokens (argument seq_index). */
+static int make_plan(plan *p, const posenc_encoder_config *config, int config_index, size_t seq, int seq_index)
 {
     int status;
-    if ((status = stack_model(&p->m, config)))
+    if ((status = stack_model(&p->m, config, config_index)))
         return status;
     const posenc_encoder_config *c = &p->m.c;
     int biased = stack_relative_bias(&p->m);
-    if ((uint64_t)seq > (uint64_t)POSENC_POSITION_MAX + 1 || (biased && seq > BIAS_SEQ_MAX) ||
-        (c->positional == POSENC_POSITIONAL_LEARNED && seq > c->max_length))
-        return POSENC_ERR_INVALID_ARGUMENT;
+    if ((status = encoder_check(POSENC_PARAM_TOKEN_COUNT, seq_index, (double)seq)))
+        return status;
+    if (biased && seq > BIAS_SEQ_MAX)
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_TOKEN_COUNT, seq_index, "seq",
+                                 POSENC_RULE_INTEGER, (double)seq, 0.0, (double)BIAS_SEQ_MAX, NULL,
+                                 "ALiBi and T5: the bias row's last key position, 2 seq - 2, is an int32 position");
+    if (c->positional == POSENC_POSITIONAL_LEARNED && seq > c->learned.max_length)
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_TOKEN_COUNT, seq_index, "seq",
+                                 POSENC_RULE_INTEGER, (double)seq, 0.0, (double)c->learned.max_length,
+                                 "learned.max_length", "learned positions stop there");
+    if (c->positional == POSENC_POSITIONAL_ROPE && (status = stack_rope(&p->m, seq, config_index, &p->rope)))
+        return status;
     /* workspace: h, ctx [seq][d]; q, k, v or the hidden layer; the scores of
        a block of queries; the relative bias rows; with an LM head, the hidden
        states [seq][d] the logits read */
@@ -48,7 +61,7 @@ static int make_plan(plan *p, const posenc_encoder_config *config, size_t seq)
         checked_mul(p->bias_row, c->heads, &p->bias_len) || checked_add_mul(&p->work_len, 2, p->act) ||
         checked_add_mul(&p->work_len, 1, qkv > hidden ? qkv : hidden) || checked_add_mul(&p->work_len, 1, p->scores) ||
         checked_add_mul(&p->work_len, 1, p->bias_len) || checked_add_mul(&p->work_len, c->lm_head != POSENC_LM_HEAD_NONE, p->act))
-        return POSENC_ERR_SIZE_OVERFLOW;
+        return fail_size(seq_index, "the workspace (seq * seq * heads)", seq, seq);
     p->inner = qkv > hidden ? qkv : hidden;
     return POSENC_OK;
 }
@@ -57,9 +70,11 @@ int posenc_encoder_sizes(const posenc_encoder_config *config, size_t seq, size_t
 {
     plan p;
     int status;
-    if (!params_len || !work_len)
-        return POSENC_ERR_NULL_POINTER;
-    if ((status = make_plan(&p, config, seq)))
+    if (!params_len)
+        return fail_null(3, "params_len");
+    if (!work_len)
+        return fail_null(4, "work_len");
+    if ((status = make_plan(&p, config, 1, seq, 2)))
         return status;
     *params_len = p.m.params_len;
     *work_len = p.work_len;
@@ -83,25 +98,47 @@ static int check_pass(plan *p, const posenc_encoder_config *config, pass *a, con
 {
     size_t out_need;
     int status;
-    if (!out || !a->params || !a->work || (!a->tokens && a->seq) || (!a->attention && a->attention_len))
-        return POSENC_ERR_NULL_POINTER;
-    if ((status = make_plan(p, config, a->seq)))
+    if (!out)
+        return fail_null(1, "out");
+    if (!a->params)
+        return fail_null(4, "params");
+    if (!a->tokens && a->seq)
+        return fail_null(6, "tokens");
+    if (!a->attention && a->attention_len)
+        return fail_null(11, "attention");
+    if (!a->work)
+        return fail_null(13, "work");
+    if ((status = make_plan(p, config, 3, a->seq, 7)))
         return status;
     const posenc_encoder_config *c = &p->m.c;
-    if ((a->causal != 0 && a->causal != 1) || a->language < -1 ||
-        (a->language >= 0 && (size_t)a->language >= c->languages) || (logits && c->lm_head == POSENC_LM_HEAD_NONE))
-        return POSENC_ERR_INVALID_ARGUMENT;
+    if ((status = param_check(POSENC_PARAM_CAUSAL, 9, a->causal)))
+        return status;
+    if (a->language < -1 || (a->language >= 0 && (size_t)a->language >= c->languages))
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_LANGUAGE, 10, "language",
+                                 POSENC_RULE_INTEGER, a->language, -1.0, (double)c->languages - 1.0, "languages",
+                                 "-1: none");
+    if (logits && c->lm_head == POSENC_LM_HEAD_NONE)
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_LM_HEAD, 3, "lm_head", POSENC_RULE_RESULT,
+                                 c->lm_head, 0.0, 0.0, NULL, "must be OWN or TIED: logits need an LM head");
     a->probs_len = 0;
     out_need = p->act;
-    if ((a->attention && checked_mul3(c->layers, c->heads, p->plane, &a->probs_len)) ||
-        (logits && checked_mul(a->seq, c->vocab_size, &out_need)))
-        return POSENC_ERR_SIZE_OVERFLOW;
-    if (out_len < out_need || a->params_len < p->m.params_len || a->work_len < p->work_len ||
-        (a->attention && a->attention_len < a->probs_len))
-        return POSENC_ERR_BUFFER_TOO_SMALL;
+    if (a->attention && checked_mul3(c->layers, c->heads, p->plane, &a->probs_len))
+        return fail_size(11, "layers * heads * seq * seq", c->layers * c->heads, p->plane);
+    if (logits && checked_mul(a->seq, c->vocab_size, &out_need))
+        return fail_size(2, "seq * vocab_size", a->seq, c->vocab_size);
+    if (out_len < out_need)
+        return fail_length(2, "out_len", out_len, out_need);
+    if (a->params_len < p->m.params_len)
+        return fail_length(5, "params_len", a->params_len, p->m.params_len);
+    if (a->work_len < p->work_len)
+        return fail_length(14, "work_len", a->work_len, p->work_len);
+    if (a->attention && a->attention_len < a->probs_len)
+        return fail_length(12, "attention_len", a->attention_len, a->probs_len);
     const float *written[] = { out, a->work, a->attention };
     const size_t written_len[] = { out_need, p->work_len, a->probs_len };
-    return stack_check_buffers(&p->m, a->params, a->tokens, a->key_mask, a->seq, written, written_len);
+    static const char *const names[] = { "out", "work", "attention" };
+    static const int indexes[] = { 1, 13, 11, 6 };
+    return stack_check_buffers(&p->m, a->params, a->tokens, a->key_mask, a->seq, written, written_len, names, indexes);
 }
 
 /* The layer stack on checked arguments: x [seq][d_model] receives the output. */
@@ -111,7 +148,7 @@ static void encode(const plan *p, const pass *a, float *x)
     float *h = a->work, *ctx = h + p->act, *q = ctx + p->act, *scores = q + p->inner;
     stack s = { .m = &p->m, .params = a->params, .x = x, .h = h, .ctx = ctx, .q = q, .hidden = q,
                 .scores = scores, .keys = q + p->act, .v_offset = p->act, .layer_stride = 0, .first = 0,
-                .rows = seq, .key_mask = a->key_mask, .causal = a->causal, .probs = a->attention };
+                .rows = seq, .key_mask = a->key_mask, .causal = a->causal, .probs = a->attention, .rope = &p->rope };
     stack_embed(&s, a->tokens, a->language);
     /* the bias of query i and key j depends on j - i alone: one query at
        position seq - 1 against keys 0 .. 2 seq - 2 holds every value of the

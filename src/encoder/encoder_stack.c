@@ -12,15 +12,11 @@
 #include <math.h>
 
 #include "checked.h"
+#include "encoder_params.h"
 #include "fmath.h"
 #include "nn_attend.h"
 #include "nn_kernels.h"
 #include "nn_math.h"
-
-#define T5_DEFAULT_BUCKETS 32
-/* Llama 4's defaults (transformers' Llama4TextConfig: floor_scale 8192, attn_scale 0.1) */
-#define LLAMA4_FLOOR_SCALE 8192.0
-#define LLAMA4_ATTN_SCALE 0.1
 
 /*
  * The query multiplier at position p, in double (posenc_encoder.h,
@@ -32,96 +28,108 @@
  *   MINISTRAL3  1 + beta * log(1 + floor(p / original_max_position))
  *               (modeling_ministral3.py, llama_4_scaling_beta)
  */
-static double query_scale_at(const posenc_encoder_config *c, double p)
+static double query_scale_at(const posenc_encoder_query_scale *q, double p)
 {
-    if (c->query_scale == POSENC_QUERY_SCALE_LLAMA4)
-        return fmath_log(floor((p + 1.0) / c->query_floor_scale) + 1.0) * c->query_attn_scale + 1.0;
-    if (c->query_scale == POSENC_QUERY_SCALE_MINISTRAL3)
-        return 1.0 + c->query_beta * fmath_log(1.0 + floor(p / c->query_original_max_position));
+    if (q->type == POSENC_QUERY_SCALE_LLAMA4)
+        return fmath_log(floor((p + 1.0) / q->floor_scale) + 1.0) * q->attn_scale + 1.0;
+    if (q->type == POSENC_QUERY_SCALE_MINISTRAL3)
+        return 1.0 + q->beta * fmath_log(1.0 + floor(p / q->original_max_position));
     return 1.0;
 }
 
 /* Defaults and ranges of the query scale: every multiplier must be a finite
  * float; each formula is monotonic in p, so checking the last position and
  * the first checks them all. */
-static int check_query_scale(posenc_encoder_config *c)
+static int check_query_scale(posenc_encoder_query_scale *q, int index)
 {
-    switch (c->query_scale) {
-    case POSENC_QUERY_SCALE_NONE:
-        return POSENC_OK;
-    case POSENC_QUERY_SCALE_LLAMA4:
-        if (c->query_floor_scale == 0.0)
-            c->query_floor_scale = LLAMA4_FLOOR_SCALE;
-        if (c->query_attn_scale == 0.0)
-            c->query_attn_scale = LLAMA4_ATTN_SCALE;
-        if (!isfinite(c->query_floor_scale) || !(c->query_floor_scale > 0.0) || !isfinite(c->query_attn_scale))
-            return POSENC_ERR_INVALID_ARGUMENT;
-        break;
-    case POSENC_QUERY_SCALE_MINISTRAL3:
-        if (!isfinite(c->query_beta) || !isfinite(c->query_original_max_position) ||
-            !(c->query_original_max_position >= 1.0))
-            return POSENC_ERR_INVALID_ARGUMENT;
-        break;
-    default:
-        return POSENC_ERR_INVALID_ARGUMENT;
+    int status;
+    if ((status = encoder_check(POSENC_PARAM_QUERY_SCALE, index, q->type)))
+        return status;
+    if (q->type == POSENC_QUERY_SCALE_LLAMA4) {
+        q->floor_scale = encoder_or_default(POSENC_PARAM_FLOOR_SCALE, q->floor_scale);
+        q->attn_scale = encoder_or_default(POSENC_PARAM_ATTN_SCALE, q->attn_scale);
+        if ((status = encoder_check(POSENC_PARAM_FLOOR_SCALE, index, q->floor_scale)) ||
+            (status = encoder_check(POSENC_PARAM_ATTN_SCALE, index, q->attn_scale)))
+            return status;
+    } else if (q->type == POSENC_QUERY_SCALE_MINISTRAL3) {
+        if ((status = encoder_check(POSENC_PARAM_BETA, index, q->beta)) ||
+            (status = encoder_check(POSENC_PARAM_ORIGINAL_MAX_POSITION_Q, index, q->original_max_position)))
+            return status;
     }
-    double first = query_scale_at(c, 0.0), last = query_scale_at(c, (double)POSENC_POSITION_MAX);
-    return fabs(first) <= FLT_MAX && fabs(last) <= FLT_MAX ? POSENC_OK : POSENC_ERR_INVALID_ARGUMENT;
+    double first = query_scale_at(q, 0.0), last = query_scale_at(q, (double)POSENC_POSITION_MAX);
+    if (fabs(first) <= FLT_MAX && fabs(last) <= FLT_MAX)
+        return POSENC_OK;
+    return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_QUERY_SCALE, index, "query_scale",
+                             POSENC_RULE_RESULT, fabs(first) <= FLT_MAX ? last : first, -FLT_MAX, FLT_MAX, NULL,
+                             "gives a multiplier beyond float32's range at position 0 or 2147483647");
 }
 
-static int check_positional(model *m)
+/* The settings of the positional scheme, checked by the routines the stack
+ * calls (their records moved to the config's position, index). */
+static int check_positional(model *m, int index)
 {
     posenc_encoder_config *c = &m->c;
     float f = 0.0f;
     int32_t i = 0;
+    int status = encoder_check(POSENC_PARAM_POSITIONAL, index, c->positional);
+    if (status)
+        return status;
     switch (c->positional) {
-    case POSENC_POSITIONAL_NONE:
-        return POSENC_OK;
     case POSENC_POSITIONAL_SINUSOIDAL:
-        return posenc_sinusoidal(&f, 0, 0, c->d_model, c->sinusoidal_base, 0, c->sinusoidal_layout);
+        status = posenc_sinusoidal(&f, 0, 0, c->d_model, c->sinusoidal.base, 0, c->sinusoidal.layout);
+        break;
     case POSENC_POSITIONAL_ROPE:
-        if (c->rotary_dim == 0)
-            c->rotary_dim = m->head_dim;
-        if (c->rope_attention_factor == 0.0)
-            c->rope_attention_factor = 1.0;
-        return posenc_rope_apply(&f, 0, 1, 0, c->heads, m->head_dim, c->rotary_dim, c->rope_layout,
-                                 c->rope_inv_freq, c->rope_attention_factor, 0, NULL, 0, c->rope_precision);
+        if (c->rope.rotary_dim == 0)
+            c->rope.rotary_dim = m->head_dim;
+        status = rope_plan_make(&m->rope, &c->rope, index, m->head_dim, 0, NULL, 0);
+        break;
     case POSENC_POSITIONAL_ALIBI:
-        return posenc_alibi_bias(&f, 0, c->heads, 0, 0, 0, 0, c->alibi_max_bias);
+        status = posenc_alibi_bias(&f, 0, c->heads, 0, 0, 0, 0, c->alibi.max_bias);
+        break;
     case POSENC_POSITIONAL_T5:
-        if (c->t5_num_buckets == 0)
-            c->t5_num_buckets = T5_DEFAULT_BUCKETS;
-        if (c->t5_unidirectional != 0 && c->t5_unidirectional != 1)
-            return POSENC_ERR_INVALID_ARGUMENT;
-        return posenc_t5_buckets(&i, 0, 0, 0, !c->t5_unidirectional, c->t5_num_buckets, c->t5_max_distance, 0);
+        c->t5.num_buckets = (size_t)param_or_default(POSENC_PARAM_NUM_BUCKETS, (double)c->t5.num_buckets);
+        if ((status = encoder_check(POSENC_PARAM_UNIDIRECTIONAL, index, c->t5.unidirectional)))
+            return status;
+        status = posenc_t5_buckets(&i, 0, 0, 0, !c->t5.unidirectional, c->t5.num_buckets, c->t5.max_distance, 0);
+        break;
     case POSENC_POSITIONAL_LEARNED:
-        return c->max_length == 0 ? POSENC_ERR_INVALID_ARGUMENT : POSENC_OK;
+        return encoder_check(POSENC_PARAM_MAX_LENGTH, index, (double)c->learned.max_length);
     default:
-        return POSENC_ERR_INVALID_ARGUMENT;
+        return POSENC_OK;
     }
+    return status ? param_at(status, index) : POSENC_OK;
 }
 
-int stack_model(model *m, const posenc_encoder_config *config)
+int stack_model(model *m, const posenc_encoder_config *config, int index)
 {
     int status;
     if (!config)
-        return POSENC_ERR_NULL_POINTER;
+        return fail_null(index, "config");
     m->c = *config;
     posenc_encoder_config *c = &m->c;
-    if (c->vocab_size == 0 || c->d_model == 0 || c->heads == 0 || c->d_model % c->heads || c->d_ff == 0 ||
-        (c->norm != POSENC_NORM_PRE && c->norm != POSENC_NORM_POST) || !nn_valid_activation(c->activation) ||
-        (c->final_norm != 0 && c->final_norm != 1) ||
-        (c->lm_head != POSENC_LM_HEAD_NONE && c->lm_head != POSENC_LM_HEAD_OWN && c->lm_head != POSENC_LM_HEAD_TIED))
-        return POSENC_ERR_INVALID_ARGUMENT;
+    if ((status = encoder_check(POSENC_PARAM_VOCAB_SIZE, index, (double)c->vocab_size)) ||
+        (status = encoder_check(POSENC_PARAM_ENCODER_D_MODEL, index, (double)c->d_model)) ||
+        (status = encoder_check(POSENC_PARAM_ENCODER_HEADS, index, (double)c->heads)) ||
+        (status = encoder_check(POSENC_PARAM_D_FF, index, (double)c->d_ff)) ||
+        (status = encoder_check(POSENC_PARAM_LAYERS, index, (double)c->layers)) ||
+        (status = encoder_check(POSENC_PARAM_LANGUAGES, index, (double)c->languages)) ||
+        (status = encoder_check(POSENC_PARAM_NORM, index, c->norm)) ||
+        (status = encoder_check(POSENC_PARAM_ACTIVATION, index, c->activation)) ||
+        (status = encoder_check(POSENC_PARAM_FINAL_NORM, index, c->final_norm)) ||
+        (status = encoder_check(POSENC_PARAM_LM_HEAD, index, c->lm_head)))
+        return status;
+    if (c->d_model % c->heads)
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_ENCODER_D_MODEL, index, "d_model",
+                                 POSENC_RULE_MULTIPLE, (double)c->d_model, (double)c->heads, POSENC_POSITION_MAX,
+                                 "heads", "each head takes d_model / heads features");
     if (c->embed_scale == 0.0)
         c->embed_scale = sqrt((double)c->d_model);
-    if (c->norm_eps == 0.0)
-        c->norm_eps = 1e-5;
-    if (!isfinite(c->embed_scale) || fabs(c->embed_scale) > FLT_MAX || !isfinite(c->norm_eps) ||
-        !(c->norm_eps > 0.0))
-        return POSENC_ERR_INVALID_ARGUMENT;
+    c->norm_eps = encoder_or_default(POSENC_PARAM_NORM_EPS, c->norm_eps);
+    if ((status = encoder_check(POSENC_PARAM_EMBED_SCALE, index, c->embed_scale)) ||
+        (status = encoder_check(POSENC_PARAM_NORM_EPS, index, c->norm_eps)))
+        return status;
     m->head_dim = c->d_model / c->heads;
-    if ((status = check_positional(m)) || (status = check_query_scale(c)))
+    if ((status = check_positional(m, index)) || (status = check_query_scale(&c->query_scale, index)))
         return status;
 
     size_t d = c->d_model, proj = 0;
@@ -134,15 +142,20 @@ int stack_model(model *m, const posenc_encoder_config *config)
     if (m->ff_len == 0 || checked_add_mul(&proj, d, d) || checked_add_mul(&proj, 1, d) || checked_add_mul(&m->layer_len, 4, proj) ||
         checked_add_mul(&m->layer_len, 4, d) || checked_add_mul(&m->layer_len, 1, m->ff_len) ||
         checked_add_mul(&m->params_len, c->vocab_size, d) ||
-        (c->positional == POSENC_POSITIONAL_LEARNED && checked_mul(c->max_length, d, &m->pos_len)) ||
+        (c->positional == POSENC_POSITIONAL_LEARNED && checked_mul(c->learned.max_length, d, &m->pos_len)) ||
         checked_add_mul(&m->params_len, 1, m->pos_len) || checked_add_mul(&m->params_len, c->languages, d) ||
-        (c->positional == POSENC_POSITIONAL_T5 && checked_mul(c->t5_num_buckets, c->heads, &m->t5_len)) ||
+        (c->positional == POSENC_POSITIONAL_T5 && checked_mul(c->t5.num_buckets, c->heads, &m->t5_len)) ||
         checked_add_mul(&m->params_len, 1, m->t5_len) || checked_add_mul(&m->params_len, c->layers, m->layer_len) ||
         checked_add_mul(&m->params_len, 2 * (size_t)c->final_norm, d) ||
         (c->lm_head == POSENC_LM_HEAD_OWN && checked_mul(c->vocab_size, d, &m->head_len)) ||
         checked_add_mul(&m->params_len, 1, m->head_len))
-        return POSENC_ERR_SIZE_OVERFLOW;
+        return fail_size(index, "the parameters", c->layers, m->layer_len);
     return POSENC_OK;
+}
+
+int stack_rope(const model *m, size_t end, int index, rope_plan *plan)
+{
+    return rope_plan_make(plan, &m->c.rope, index, m->head_dim, end, NULL, 0);
 }
 
 int stack_relative_bias(const model *m)
@@ -151,24 +164,34 @@ int stack_relative_bias(const model *m)
 }
 
 int stack_check_buffers(const model *m, const float *params, const int32_t *tokens, const int32_t *key_mask,
-                        size_t count, const float *const written[3], const size_t written_len[3])
+                        size_t count, const float *const written[3], const size_t written_len[3],
+                        const char *const written_names[3], const int indexes[4])
 {
     const posenc_encoder_config *c = &m->c;
     for (size_t s = 0; s < count; s++)
         if (tokens[s] < 0 || (size_t)tokens[s] >= c->vocab_size)
-            return POSENC_ERR_INVALID_ARGUMENT;
+            return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_TOKENS, indexes[3], "tokens",
+                                     POSENC_RULE_INTEGER, tokens[s], 0.0, (double)c->vocab_size - 1.0, "vocab_size",
+                                     NULL);
     /* the written buffers are written while the others are read, layer after
        layer: no two may share memory */
-    const double *inv_freq = c->positional == POSENC_POSITIONAL_ROPE ? c->rope_inv_freq : NULL;
+    const void *ptrs[3] = { NULL, NULL, NULL };
+    size_t bytes[3] = { 0, 0, 0 };
+    const char *names[3] = { NULL, NULL, NULL };
+    size_t n_rope = c->positional == POSENC_POSITIONAL_ROPE ? rope_plan_inputs(&m->rope, &c->rope, ptrs, bytes, names) : 0;
     for (size_t i = 0; i < 3; i++) {
         for (size_t j = i + 1; j < 3; j++)
             if (nn_overlap(written[i], written_len[i], written[j], written_len[j]))
-                return POSENC_ERR_INVALID_ARGUMENT;
-        if (nn_overlap(written[i], written_len[i], params, m->params_len) ||
-            nn_overlap(written[i], written_len[i], tokens, count) ||
-            nn_overlap(written[i], written_len[i], key_mask, count) ||
-            nn_overlap(written[i], written_len[i], inv_freq, c->rotary_dim / 2))
-            return POSENC_ERR_INVALID_ARGUMENT;
+                return fail_overlap(indexes[i], written_names[i], written_names[j]);
+        if (nn_overlap(written[i], written_len[i], params, m->params_len))
+            return fail_overlap(indexes[i], written_names[i], "params");
+        if (nn_overlap(written[i], written_len[i], tokens, count))
+            return fail_overlap(indexes[i], written_names[i], "tokens");
+        if (nn_overlap(written[i], written_len[i], key_mask, count))
+            return fail_overlap(indexes[i], written_names[i], "key_mask");
+        for (size_t r = 0; r < n_rope; r++)
+            if (posenc_overlaps(written[i], posenc_bytes(written_len[i], sizeof(float)), ptrs[r], bytes[r]))
+                return fail_overlap(indexes[i], written_names[i], names[r]);
     }
     return POSENC_OK;
 }
@@ -205,10 +228,10 @@ nn_bias stack_bias_rows(const model *m, const float *params, float *bias, size_t
     size_t len = c->heads * keys; /* within the caller's workspace: no overflow */
     /* validated up front and query, keys - 1 <= POSENC_POSITION_MAX: cannot fail */
     if (c->positional == POSENC_POSITIONAL_ALIBI)
-        posenc_alibi_bias(bias, len, c->heads, 1, keys, (int32_t)query, causal, c->alibi_max_bias);
+        posenc_alibi_bias(bias, len, c->heads, 1, keys, (int32_t)query, causal, c->alibi.max_bias);
     else
-        posenc_t5_bias(bias, len, t5_table(m, params), m->t5_len, c->heads, 1, keys, !c->t5_unidirectional,
-                       c->t5_num_buckets, c->t5_max_distance, (int32_t)query);
+        posenc_t5_bias(bias, len, t5_table(m, params), m->t5_len, c->heads, 1, keys, !c->t5.unidirectional,
+                       c->t5.num_buckets, c->t5.max_distance, (int32_t)query);
     nn_bias b = { bias + query, keys, -1 };
     return b;
 }
@@ -230,8 +253,8 @@ void stack_embed(const stack *s, const int32_t *tokens, int32_t language)
         for (size_t k = 0; k < d; k++)
             s->x[r * d + k] = s->params[(size_t)tokens[r] * d + k] * (sinusoidal ? 1.0f : scale);
     if (sinusoidal) /* positions first .. first + rows - 1 <= POSENC_POSITION_MAX: checked */
-        posenc_add_sinusoidal(s->x, rows * d, 1, rows, d, POSENC_ORDER_BSD, scale, c->sinusoidal_base,
-                              (int32_t)s->first, c->sinusoidal_layout);
+        posenc_add_sinusoidal(s->x, rows * d, 1, rows, d, POSENC_ORDER_BSD, scale, c->sinusoidal.base,
+                              (int32_t)s->first, c->sinusoidal.layout);
     if (c->positional == POSENC_POSITIONAL_LEARNED) /* first + rows <= max_length: checked */
         add_into(s->x, pos_table(m, s->params) + s->first * d, rows * d);
     if (language >= 0)
@@ -245,10 +268,10 @@ static void scale_queries(const stack *s)
 {
     const posenc_encoder_config *c = &s->m->c;
     size_t d = c->d_model;
-    if (c->query_scale == POSENC_QUERY_SCALE_NONE)
+    if (c->query_scale.type == POSENC_QUERY_SCALE_NONE)
         return;
     for (size_t r = 0; r < s->rows; r++) {
-        float f = (float)query_scale_at(c, (double)(s->first + r));
+        float f = (float)query_scale_at(&c->query_scale, (double)(s->first + r));
         for (size_t k = 0; k < d; k++)
             s->q[r * d + k] *= f;
     }
@@ -264,13 +287,11 @@ static void self_attention(const stack *s, const float *in, float *dst, const fl
     nn_linear(s->q, d, in, d, rows, w, d, d, d, w + d * d);
     nn_linear(k_new, d, in, d, rows, w + proj, d, d, d, w + proj + d * d);
     nn_linear(v_new, d, in, d, rows, w + 2 * proj, d, d, d, w + 2 * proj + d * d);
-    if (c->positional == POSENC_POSITIONAL_ROPE) { /* validated up front: cannot fail */
-        posenc_rope_apply(s->q, rows * d, 1, rows, c->heads, s->m->head_dim, c->rotary_dim, c->rope_layout,
-                          c->rope_inv_freq, c->rope_attention_factor, (int32_t)s->first, NULL, 0,
-                          c->rope_precision);
-        posenc_rope_apply(k_new, rows * d, 1, rows, c->heads, s->m->head_dim, c->rotary_dim, c->rope_layout,
-                          c->rope_inv_freq, c->rope_attention_factor, (int32_t)s->first, NULL, 0,
-                          c->rope_precision);
+    if (c->positional == POSENC_POSITIONAL_ROPE) { /* validated up front: positions first .. first + rows - 1 */
+        rope_apply_run(s->q, 1, rows, c->heads, s->m->head_dim, POSENC_ROPE_ORDER_BSHD, (int32_t)s->first, NULL, 0,
+                       s->rope);
+        rope_apply_run(k_new, 1, rows, c->heads, s->m->head_dim, POSENC_ROPE_ORDER_BSHD, (int32_t)s->first, NULL, 0,
+                       s->rope);
     }
     scale_queries(s);
     float *probs = s->probs ? s->probs + layer * c->heads * rows * keys : NULL;

@@ -11,16 +11,23 @@
 
 #include "nn_ops.h"
 #include "posenc_encoder.h"
+#include "rope_plan.h"
 
 /* A validated config, defaults resolved, and its parameter layout (posenc_encoder.h,
  * posenc_encoder_sizes): the floats of each part of params. */
 typedef struct model {
     posenc_encoder_config c;
     size_t head_dim, ff_len, layer_len, t5_len, pos_len, head_len, params_len;
+    rope_plan rope; /* ROPE: the checked rotary embedding (frequencies of no particular length) */
 } model;
 
-/* Checks config (every rule of posenc_encoder_config) and fills *m. */
-int stack_model(model *m, const posenc_encoder_config *config);
+/* Checks config (every rule of posenc_encoder_config; the call's argument
+ * `index`) and fills *m. */
+int stack_model(model *m, const posenc_encoder_config *config, int index);
+
+/* ROPE: the plan of a pass whose largest position is end - 1 (DYNAMIC and
+ * LONGROPE frequencies depend on it, as in transformers' forward). */
+int stack_rope(const model *m, size_t end, int index, rope_plan *plan);
 
 /* Whether the scheme adds a bias that depends on j - i (ALiBi, T5). */
 int stack_relative_bias(const model *m);
@@ -28,12 +35,14 @@ int stack_relative_bias(const model *m);
 /*
  * The checks a pass over count tokens makes once its sizes are known: every
  * token in [0, vocab_size), and no two of the three buffers it writes
- * (written[i], written_len[i] floats) sharing memory with each other or with
- * what it reads: params, the tokens, key_mask (count entries, or NULL) and
+ * (written[i], written_len[i] floats, named written_names[i], argument
+ * indexes[i]) sharing memory with each other or with what it reads: params,
+ * the tokens (argument indexes[3]), key_mask (count entries, or NULL) and
  * the RoPE frequencies. POSENC_ERR_INVALID_ARGUMENT otherwise.
  */
 int stack_check_buffers(const model *m, const float *params, const int32_t *tokens, const int32_t *key_mask,
-                        size_t count, const float *const written[3], const size_t written_len[3]);
+                        size_t count, const float *const written[3], const size_t written_len[3],
+                        const char *const written_names[3], const int indexes[4]);
 
 /*
  * The buffers of one pass over `rows` tokens at positions [first, first + rows).
@@ -56,6 +65,7 @@ typedef struct stack {
     const int32_t *key_mask;
     int causal;
     float *probs;    /* NULL, or [layers][heads][rows][first + rows]        */
+    const rope_plan *rope; /* ROPE: the pass's plan (stack_rope)           */
 } stack;
 
 /*
