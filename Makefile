@@ -239,7 +239,7 @@ build/fuzz/obj/decode.o: tests/fuzz/decode.c tests/fuzz/decode.h $(HEADERS) | ha
 	$(CLANG) $(CSTD) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c $< -o $@
 
 build/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(FUZZ_OBJS)
-	$(CLANG) $(CSTD) $(FUZZ_SAN) -fsanitize=fuzzer -Itests/fuzz $< $(FUZZ_OBJS) -lm -o $@
+	$(CLANG) $(CSTD) $(FUZZ_SAN) -fsanitize=fuzzer -Itests/fuzz -Itests/c $< $(FUZZ_OBJS) -lm -o $@
 
 .SECONDARY: $(FUZZ_OBJS)
 fuzz-build: hardening-tools $(FUZZ_TARGETS)

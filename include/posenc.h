@@ -204,13 +204,15 @@ typedef enum posenc_param {
  *            POSENC_PARAM_NONE
  *   index    that parameter's position in the call, from 1 (a field of a
  *            struct argument has the struct's position); 0 if none
+ *   element  for an array (inv_freq, scaling.long_factor, timesteps,
+ *            tokens), the element that failed; -1 otherwise
  *   name     its name: the row's, or a buffer's ("out", "x"); NULL if none
  *   rule     the posenc_rule it broke, with the bounds lo and hi: the row's,
  *            or the call's where a bound comes from another parameter, which
  *            `other` then names ("head_dim")
  *   value    the value given (a buffer's length for RULE_LENGTH)
  *   why      for RULE_RESULT, and where the row alone does not explain it: a
- *            short reason, or NULL
+ *            short reason, or NULL; a % in it stands for lo
  *
  *   if (posenc_rope_apply(...) != POSENC_OK) {
  *       const posenc_error *e = posenc_last_error();
@@ -221,6 +223,7 @@ typedef struct posenc_error {
     int status;
     int param;
     int index;
+    int element;
     int rule;
     const char *name;
     const char *other;
@@ -583,9 +586,10 @@ typedef enum posenc_rope_layout {
  *                frequencies used as given (a model's own inv_freq buffer; with
  *                PRECISION_FLOAT32, transformers' float32 pipeline value for
  *                value), each |f_k| <= POSENC_ROPE_FREQUENCY_MAX; base and
- *                scaling are then unused
+ *                scaling are still checked, and the scaling's A applies
  *   attention_factor  with inv_freq: A, 0 < A <= POSENC_ROPE_ATTENTION_MAX;
- *                0 selects 1. Without inv_freq the scaling decides A.
+ *                0 selects the scaling's (1 without). Without inv_freq the
+ *                scaling decides A.
  *   layout       a posenc_rope_layout (the caches do not pair features)
  *   precision    a posenc_rope_precision
  *

@@ -20,7 +20,7 @@ const posenc_error *posenc_last_error(void)
 int param_fail_detail(int status, int id, int index, const char *name, int rule, double value, double lo,
                       double hi, const char *other, const char *why)
 {
-    posenc_error e = { status, id, index, rule, name, other, why, value, lo, hi };
+    posenc_error e = { status, id, index, -1, rule, name, other, why, value, lo, hi };
     last = e;
     return status;
 }
@@ -60,6 +60,18 @@ int row_check(const param_row *row, int id, int index, double value)
 int param_check(int id, int index, double value)
 {
     return row_check(&posenc_param_rows[id], id, index, value);
+}
+
+int param_element(int status, size_t element)
+{
+    last.element = element < (size_t)INT32_MAX ? (int)element : INT32_MAX;
+    return status;
+}
+
+int param_check_element(int id, int index, size_t element, double value)
+{
+    int status = param_check(id, index, value);
+    return status ? param_element(status, element) : status;
 }
 
 int param_fail(int id, int index, double value)

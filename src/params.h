@@ -38,6 +38,9 @@ int row_check(const param_row *row, int id, int index, double value);
 
 /* The same for posenc.h's parameters, by id. */
 int param_check(int id, int index, double value);
+
+/* param_check for element `element` of an array parameter (recorded). */
+int param_check_element(int id, int index, size_t element, double value);
 int param_fail(int id, int index, double value);
 
 /* "Zero means default": value, or parameter id's default when value is 0. */
@@ -50,6 +53,10 @@ double param_or_default(int id, double value);
  */
 int param_fail_detail(int status, int id, int index, const char *name, int rule, double value, double lo,
                       double hi, const char *other, const char *why);
+
+/* Marks the record of the last failure as element `element` of its array
+ * parameter; returns status. */
+int param_element(int status, size_t element);
 
 /* Moves the record of the last failure to argument position index (a check
  * made through another routine, on a field of the caller's struct argument);

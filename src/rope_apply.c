@@ -125,9 +125,11 @@ int posenc_rope_cache(float *cos_out, float *sin_out, size_t out_len, size_t len
         return fail_null(1, "cos_out");
     if (!sin_out)
         return fail_null(2, "sin_out");
+    if (!rope)
+        return fail_null(7, "rope");
     if ((status = param_check(POSENC_PARAM_LENGTH, 4, (double)length)) ||
         (!positions && (status = check_offset(length, offset, 5, "length"))) ||
-        (status = rope_plan_make(&plan, rope, 7, 0, implied_seq_len(length, offset, positions, length), NULL, 0)))
+        (status = rope_plan_make(&plan, rope, 7, 0, 0, NULL, 0)))
         return status;
     size_t half = plan.half;
     if (checked_mul(length, half, &need))
@@ -144,7 +146,8 @@ int posenc_rope_cache(float *cos_out, float *sin_out, size_t out_len, size_t len
     if (posenc_overlaps(sin_out, out_bytes, positions, pos_bytes))
         return fail_overlap(2, "sin_out", "positions");
     if ((status = check_inputs(&plan, rope, cos_out, out_bytes, 1, "cos_out")) ||
-        (status = check_inputs(&plan, rope, sin_out, out_bytes, 2, "sin_out")))
+        (status = check_inputs(&plan, rope, sin_out, out_bytes, 2, "sin_out")) ||
+        (status = rope_plan_at(&plan, rope, 7, 0, implied_seq_len(length, offset, positions, length), NULL, 0)))
         return status;
     double w[TRIG_BLOCK];
     for (size_t k0 = 0; k0 < half; k0 += TRIG_BLOCK) {
@@ -185,6 +188,8 @@ int posenc_rope_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t h
     int status;
     if (!positions && positions_len)
         return fail_null(9, "positions");
+    if (!rope)
+        return fail_null(11, "rope");
     if ((status = rope_check_x(x, x_len, batch, seq, heads, head_dim, order, &need)))
         return status;
     if (checked_mul(batch, seq, &batch_rows))
@@ -194,8 +199,7 @@ int posenc_rope_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t h
                                  POSENC_RULE_RESULT, (double)positions_len, (double)seq, (double)batch_rows, NULL,
                                  "must be seq (one per row) or batch * seq (one per batch and row)");
     if ((!positions && (status = check_offset(seq, offset, 8, "seq"))) ||
-        (status = rope_plan_make(&plan, rope, 11, head_dim, implied_seq_len(seq, offset, positions, positions_len),
-                                 NULL, 0)))
+        (status = rope_plan_make(&plan, rope, 11, head_dim, 0, NULL, 0)))
         return status;
     if (need == 0) /* nothing to rotate: no loop over the (maybe huge) batch */
         return POSENC_OK;
@@ -203,7 +207,9 @@ int posenc_rope_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t h
     size_t x_bytes = posenc_bytes(need, sizeof *x);
     if (posenc_overlaps(x, x_bytes, positions, posenc_bytes(positions_len, sizeof *positions)))
         return fail_overlap(1, "x", "positions");
-    if ((status = check_inputs(&plan, rope, x, x_bytes, 1, "x")))
+    if ((status = check_inputs(&plan, rope, x, x_bytes, 1, "x")) ||
+        (status = rope_plan_at(&plan, rope, 11, head_dim, implied_seq_len(seq, offset, positions, positions_len), NULL,
+                               0)))
         return status;
 
     rope_apply_run(x, batch, seq, heads, head_dim, order, offset, positions, positions_len, &plan);

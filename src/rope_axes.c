@@ -22,40 +22,6 @@
 _Static_assert(TRIG_BLOCK <= ROPE_ROTATE_MAX_PAIRS, "rope_rotate takes blocks of TRIG_BLOCK pairs");
 
 /*
- * 1 <= n_axes <= POSENC_ROPE_MAX_AXES, the sections add up to rotary_dim / 2,
- * and, interleaved, axis a >= 1 has all its sections[a] pairs k = a + n_axes j
- * below rotary_dim / 2: section a counts the pairs of axis a either way.
- */
-static int check_axes(const posenc_rope_axes *axes, size_t half, int index)
-{
-    size_t sum = 0;
-    int status;
-    if (!axes)
-        return fail_null(index, "axes");
-    if ((status = param_check(POSENC_PARAM_N_AXES, index, (double)axes->n_axes)) ||
-        (status = param_check(POSENC_PARAM_ARRANGEMENT, index, axes->arrangement)))
-        return status;
-    for (size_t a = 0; a < axes->n_axes; a++) {
-        size_t n = axes->sections[a];
-        if ((status = param_check(POSENC_PARAM_SECTIONS, index, (double)n)))
-            return status;
-        sum += n; /* each <= POSENC_POSITION_MAX: no overflow */
-        /* the last pair of axis a, a + n_axes (sections[a] - 1), must exist */
-        if (axes->arrangement == POSENC_AXES_INTERLEAVED && a > 0 && n > 0 &&
-            (a >= half || n - 1 > (half - 1 - a) / axes->n_axes))
-            return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_SECTIONS, index, "sections",
-                                     POSENC_RULE_RESULT, (double)n, 0.0, 0.0, NULL,
-                                     "interleaved: pair a + n_axes * (sections[a] - 1) of each axis a >= 1 must be "
-                                     "below rotary_dim / 2");
-    }
-    if (sum != half)
-        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_SECTIONS, index, "sections",
-                                 POSENC_RULE_RESULT, (double)sum, (double)half, (double)half, "rotary_dim / 2",
-                                 "must add up to rotary_dim / 2 (the pairs of each axis)");
-    return POSENC_OK;
-}
-
-/*
  * The axis of pair k. Sectioned: the section k falls in. Interleaved (HF
  * Qwen3VLTextRotaryEmbedding.apply_interleaved_mrope): pair k takes axis
  * a = k mod n_axes when a >= 1 and k < n_axes * sections[a], else axis 0.
@@ -200,12 +166,14 @@ int posenc_rope_axes_cache(float *cos_out, float *sin_out, size_t out_len, size_
         return fail_null(5, "positions");
     if (!axes)
         return fail_null(6, "axes");
-    if ((status = param_check(POSENC_PARAM_LENGTH, 4, (double)length)))
+    if (!rope)
+        return fail_null(7, "rope");
+    if ((status = param_check(POSENC_PARAM_LENGTH, 4, (double)length)) ||
+        (status = param_check(POSENC_PARAM_N_AXES, 6, (double)axes->n_axes)))
         return status;
     if (checked_mul(length, axes->n_axes, &positions_len))
         return fail_size(4, "length * n_axes", length, axes->n_axes);
-    if ((status = rope_plan_make(&plan, rope, 7, 0, largest_plus_one(positions, positions_len), axes, 6)) ||
-        (status = check_axes(axes, plan.half, 6)))
+    if ((status = rope_plan_make(&plan, rope, 7, 0, 0, axes, 6)))
         return status;
     size_t half = plan.half;
     if (checked_mul(length, half, &need))
@@ -219,7 +187,8 @@ int posenc_rope_axes_cache(float *cos_out, float *sin_out, size_t out_len, size_
     if (posenc_overlaps(cos_out, out_bytes, sin_out, out_bytes))
         return fail_overlap(1, "cos_out", "sin_out");
     if ((status = check_reads(cos_out, out_bytes, 1, "cos_out", positions, positions_len, &plan, rope)) ||
-        (status = check_reads(sin_out, out_bytes, 2, "sin_out", positions, positions_len, &plan, rope)))
+        (status = check_reads(sin_out, out_bytes, 2, "sin_out", positions, positions_len, &plan, rope)) ||
+        (status = rope_plan_at(&plan, rope, 7, 0, largest_plus_one(positions, positions_len), axes, 6)))
         return status;
 
     axes_block b = { .plan = &plan, .attention = plan.attention, .precision = plan.precision };
@@ -243,7 +212,10 @@ int posenc_rope_axes_apply(float *x, size_t x_len, size_t batch, size_t seq, siz
         return fail_null(8, "positions");
     if (!axes)
         return fail_null(10, "axes");
-    if ((status = rope_check_x(x, x_len, batch, seq, heads, head_dim, order, &need)))
+    if (!rope)
+        return fail_null(11, "rope");
+    if ((status = rope_check_x(x, x_len, batch, seq, heads, head_dim, order, &need)) ||
+        (status = param_check(POSENC_PARAM_N_AXES, 10, (double)axes->n_axes)))
         return status;
     if (checked_mul(batch, seq, &batch_rows) || checked_mul(axes->n_axes, seq, &shared_len) ||
         checked_mul(axes->n_axes, batch_rows, &own_len))
@@ -253,13 +225,13 @@ int posenc_rope_axes_apply(float *x, size_t x_len, size_t batch, size_t seq, siz
         return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_NONE, 9, "positions_len",
                                  POSENC_RULE_RESULT, (double)positions_len, (double)shared_len, (double)own_len, NULL,
                                  "must be n_axes * seq ([n_axes][seq]) or n_axes * batch * seq ([n_axes][batch][seq])");
-    if ((status = rope_plan_make(&plan, rope, 11, head_dim, largest_plus_one(positions, positions_len), axes, 10)) ||
-        (status = check_axes(axes, plan.half, 10)))
+    if ((status = rope_plan_make(&plan, rope, 11, head_dim, 0, axes, 10)))
         return status;
     if (need == 0) /* nothing to rotate: no loop over the (maybe huge) batch */
         return POSENC_OK;
     /* x is rotated row by row while positions and the plan's inputs are still read */
-    if ((status = check_reads(x, posenc_bytes(need, sizeof *x), 1, "x", positions, positions_len, &plan, rope)))
+    if ((status = check_reads(x, posenc_bytes(need, sizeof *x), 1, "x", positions, positions_len, &plan, rope)) ||
+        (status = rope_plan_at(&plan, rope, 11, head_dim, largest_plus_one(positions, positions_len), axes, 10)))
         return status;
 
     size_t half = plan.half, row_len = heads * head_dim;

@@ -114,17 +114,22 @@ static int plan_longrope(const posenc_rope_scaling *s, size_t seq_len, rope_plan
     if (!s->long_factor)
         return fail_null(index, "scaling.long_factor");
     if (s->factors_len != p->half)
-        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_FACTORS_LEN, index, "scaling.factors_len",
-                                 POSENC_RULE_INTEGER, (double)s->factors_len, (double)p->half, (double)p->half,
-                                 "rotary_dim / 2", NULL);
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_FACTORS_LEN, index, "scaling.short_factor",
+                                 POSENC_RULE_RESULT, (double)s->factors_len, (double)p->half, (double)p->half, NULL,
+                                 "and scaling.long_factor must have rotary_dim / 2 = % values each");
     for (size_t k = 0; k < p->half; k++)
-        if ((status = param_check(POSENC_PARAM_SHORT_FACTOR, index, s->short_factor[k])) ||
-            (status = param_check(POSENC_PARAM_LONG_FACTOR, index, s->long_factor[k])))
+        if ((status = param_check_element(POSENC_PARAM_SHORT_FACTOR, index, k, s->short_factor[k])) ||
+            (status = param_check_element(POSENC_PARAM_LONG_FACTOR, index, k, s->long_factor[k])))
             return status;
     if (s->attention_factor != 0.0)
         p->attention = s->attention_factor;
     else if (p->factor <= 1.0)
         p->attention = 1.0;
+    else if (p->original_max == 1.0) /* sqrt(1 + ln(factor) / ln(O)) divides by ln 1 = 0 */
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_ORIGINAL_MAX_POSITION, index,
+                                 "scaling.original_max_position_embeddings", POSENC_RULE_INTEGER, 1.0, 2.0,
+                                 POSENC_POSITION_MAX, NULL,
+                                 "LongRoPE's attention factor divides by ln(original_max_position_embeddings)");
     else
         p->attention = sqrt(1.0 + fmath_log(p->factor) / fmath_log(p->original_max));
     /* `if seq_len and seq_len > original_max_position_embeddings` */
@@ -250,6 +255,42 @@ void rope_plan_block(const rope_plan *p, size_t k0, size_t n, double *w)
         w[i] = arranged(p, k0 + i);
 }
 
+/*
+ * 1 <= n_axes <= POSENC_ROPE_MAX_AXES, the sections add up to rotary_dim / 2,
+ * and, interleaved, axis a >= 1 has all its sections[a] pairs k = a + n_axes j
+ * below rotary_dim / 2: section a counts the pairs of axis a either way.
+ */
+static int check_axes(const posenc_rope_axes *axes, size_t half, int index)
+{
+    size_t sum = 0;
+    int status;
+    if (!axes)
+        return fail_null(index, "axes");
+    if ((status = param_check(POSENC_PARAM_N_AXES, index, (double)axes->n_axes)) ||
+        (status = param_check(POSENC_PARAM_ARRANGEMENT, index, axes->arrangement)))
+        return status;
+    for (size_t a = 0; a < axes->n_axes; a++) {
+        size_t n = axes->sections[a];
+        if ((status = param_check(POSENC_PARAM_SECTIONS, index, (double)n)))
+            return status;
+        sum += n; /* each <= POSENC_POSITION_MAX: no overflow */
+        /* the last pair of axis a, a + n_axes (sections[a] - 1), must exist */
+        if (axes->arrangement == POSENC_AXES_INTERLEAVED && a > 0 && n > 0 &&
+            (a >= half || n - 1 > (half - 1 - a) / axes->n_axes)) {
+            param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_SECTIONS, index, "sections",
+                              POSENC_RULE_RESULT, (double)n, 0.0, 0.0, NULL,
+                              "is too many pairs for interleaved M-RoPE: axis a takes pairs a, a + n_axes, ... "
+                              "below rotary_dim / 2");
+            return param_element(POSENC_ERR_INVALID_ARGUMENT, a);
+        }
+    }
+    if (sum != half)
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_SECTIONS, index, "sections",
+                                 POSENC_RULE_RESULT, (double)sum, (double)half, (double)half, "rotary_dim / 2",
+                                 "must add up to rotary_dim / 2 = % (the pairs of each axis)");
+    return POSENC_OK;
+}
+
 /* The 2-D forms: two axes of r / 4 pairs, sectioned, plain frequencies. */
 static int check_form(const rope_plan *p, const posenc_rope *rope, const posenc_rope_axes *axes, int axes_index,
                       int index)
@@ -280,40 +321,49 @@ int rope_plan_make(rope_plan *p, const posenc_rope *rope, int index, size_t head
     if (!rope)
         return fail_null(index, "rope");
     size_t dim = rope->rotary_dim == 0 && head_dim ? head_dim : rope->rotary_dim;
-    if ((status = param_check(POSENC_PARAM_ROTARY_DIM, index, (double)dim)))
-        return status;
-    if (head_dim && dim > head_dim)
+    if (head_dim && !(dim >= 2 && dim % 2 == 0 && dim <= head_dim)) /* a rotated head: 2 .. head_dim */
         return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_ROTARY_DIM, index, "rotary_dim",
                                  POSENC_RULE_EVEN, (double)dim, 2.0, (double)head_dim, "head_dim", NULL);
+    if ((status = param_check(POSENC_PARAM_ROTARY_DIM, index, (double)dim)))
+        return status;
     *p = (rope_plan){ .type = POSENC_ROPE_DEFAULT, .dim = dim, .half = dim / 2, .factor = 1.0, .attention = 1.0 };
     p->layout = rope->layout;
     p->precision = rope->precision;
     p->form = axes ? axes->form : POSENC_ROPE_2D_NONE;
     if ((status = param_check(POSENC_PARAM_ROPE_LAYOUT, index, rope->layout)) ||
         (status = param_check(POSENC_PARAM_PRECISION, index, rope->precision)) ||
-        (axes && (status = check_form(p, rope, axes, axes_index, index))))
+        (axes && ((status = check_form(p, rope, axes, axes_index, index)) ||
+                  (status = check_axes(axes, p->half, axes_index)))))
         return status;
-    if (rope->inv_freq) {
-        p->given = rope->inv_freq;
-        p->attention = param_or_default(POSENC_PARAM_ATTENTION_FACTOR, rope->attention_factor);
-        if ((status = param_check(POSENC_PARAM_ATTENTION_FACTOR, index, p->attention)))
-            return status;
-        for (size_t k = 0; k < p->half; k++)
-            if ((status = param_check(POSENC_PARAM_INV_FREQ, index, rope->inv_freq[k])))
-                return status;
-        return POSENC_OK;
-    }
     p->base = param_or_default(POSENC_PARAM_BASE, rope->base);
     p->type = rope->scaling.type;
     if ((status = param_check(POSENC_PARAM_BASE, index, p->base)) ||
         (status = param_check(POSENC_PARAM_SEQ_LEN, index, (double)rope->seq_len)) ||
         (status = plan_scaling(&rope->scaling, rope->seq_len ? rope->seq_len : seq_len, p, index)))
         return status;
+    if (rope->inv_freq) { /* the frequencies as given; A the given one, or the scaling's */
+        p->given = rope->inv_freq;
+        if (rope->attention_factor != 0.0)
+            p->attention = rope->attention_factor;
+        if ((status = param_check(POSENC_PARAM_ATTENTION_FACTOR, index, p->attention)))
+            return status;
+        for (size_t k = 0; k < p->half; k++)
+            if ((status = param_check_element(POSENC_PARAM_INV_FREQ, index, k, rope->inv_freq[k])))
+                return status;
+        return POSENC_OK;
+    }
     /* the ranges the caches and rotations accept (posenc.h) */
     if (!(p->attention > 0.0 && p->attention <= POSENC_ROPE_ATTENTION_MAX))
         return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_SCALING_TYPE, index, "scaling",
                                  POSENC_RULE_RESULT, p->attention, 0.0, POSENC_ROPE_ATTENTION_MAX, NULL,
                                  "gives an attention factor outside (0, 3.4e38]");
+    return POSENC_OK;
+}
+
+int rope_plan_check(const rope_plan *p, int index)
+{
+    if (p->given)
+        return POSENC_OK; /* checked value by value by rope_plan_make */
     for (size_t k = 0; k < p->half; k++) {
         double f = frequency(p, k);
         if (!(fabs(f) <= POSENC_ROPE_FREQUENCY_MAX))
@@ -324,6 +374,17 @@ int rope_plan_make(rope_plan *p, const posenc_rope *rope, int index, size_t head
                                      "factor, or ln(original_max_position_embeddings) = 0");
     }
     return POSENC_OK;
+}
+
+int rope_plan_at(rope_plan *p, const posenc_rope *rope, int index, size_t head_dim, size_t seq_len,
+                 const posenc_rope_axes *axes, int axes_index)
+{
+    int status;
+    if (!rope->seq_len &&
+        (rope->scaling.type == POSENC_ROPE_DYNAMIC || rope->scaling.type == POSENC_ROPE_LONGROPE) &&
+        (status = rope_plan_make(p, rope, index, head_dim, seq_len, axes, axes_index)))
+        return status; /* else the plan of seq_len 0 is the call's */
+    return rope_plan_check(p, index);
 }
 
 size_t rope_plan_inputs(const rope_plan *p, const posenc_rope *rope, const void *ptrs[3], size_t bytes[3],
@@ -364,6 +425,8 @@ int posenc_rope_frequencies(double *inv_freq, size_t n, const posenc_rope *rope,
     for (size_t i = 0, count = rope_plan_inputs(&plan, rope, ptrs, bytes, names); i < count; i++)
         if (posenc_overlaps(inv_freq, freq_bytes, ptrs[i], bytes[i]))
             return fail_overlap(1, "inv_freq", names[i]);
+    if ((status = rope_plan_check(&plan, 3)))
+        return status;
     for (size_t k0 = 0; k0 < plan.half; k0 += TRIG_BLOCK)
         rope_plan_block(&plan, k0, plan.half - k0 < TRIG_BLOCK ? plan.half - k0 : TRIG_BLOCK, inv_freq + k0);
     *attention_factor = plan.attention;

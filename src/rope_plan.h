@@ -27,7 +27,8 @@ typedef struct rope_plan {
 } rope_plan;
 
 /*
- * Checks rope (the call's argument `index`) and fills *p. head_dim: the
+ * Checks rope (the call's argument `index`) and fills *p, all but the
+ * frequencies themselves (rope_plan_check). head_dim: the
  * rotated head's width (0 for caches: no head, rotary_dim must be set);
  * seq_len: the call's sequence length for DYNAMIC and LONGROPE when
  * rope->seq_len is 0 (0: none); axes (argument axes_index) or NULL.
@@ -35,6 +36,17 @@ typedef struct rope_plan {
  */
 int rope_plan_make(rope_plan *p, const posenc_rope *rope, int index, size_t head_dim, size_t seq_len,
                    const posenc_rope_axes *axes, int axes_index);
+
+/* The frequencies of a plan within the ranges the rotations take (finite,
+ * |f_k| <= POSENC_ROPE_FREQUENCY_MAX): a pass over every pair, which a call
+ * makes once its buffers are checked (their sizes bound the work). */
+int rope_plan_check(const rope_plan *p, int index);
+
+/* The plan again at the call's seq_len (DYNAMIC and LONGROPE frequencies
+ * depend on it), once every buffer is checked: a call reads its positions
+ * for their largest only when it knows they are there. */
+int rope_plan_at(rope_plan *p, const posenc_rope *rope, int index, size_t head_dim, size_t seq_len,
+                 const posenc_rope_axes *axes, int axes_index);
 
 /* w[i] = the frequency of pair k0 + i, i < n (arranged as the 2-D form says). */
 void rope_plan_block(const rope_plan *p, size_t k0, size_t n, double *w);

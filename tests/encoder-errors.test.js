@@ -214,7 +214,7 @@ describe('language-model options and self-contained files: named errors, nothing
   ])('%s', (name, fn, Err, message) => rejects(fn, Err, message));
 });
 
-describe('softmax and previousTokenHead', () => {
+describe('softmax', () => {
   test('softmax errors', () => {
     rejects(() => posenc.softmax([1, 2]), TypeError, /^posenc\.softmax: x must be a Float32Array/);
     rejects(() => posenc.softmax(Float32Array.from([1, NaN])), RangeError, /x\[1\] must be finite or -Infinity/);
@@ -225,15 +225,4 @@ describe('softmax and previousTokenHead', () => {
     expect(x[0]).toBe(1); // nothing written
   });
 
-  test('previousTokenHead errors', () => {
-    const e = posenc.createEncoder({ ...BASE, positional: { type: 'rope' }, weights: { seed: 2 } });
-    const t = e.tensors();
-    e.dispose();
-    rejects(() => posenc.previousTokenHead(t, { heads: 2, positional: { type: 'alibi' } }), RangeError, /positional\.type must be 'rope'/);
-    rejects(() => posenc.previousTokenHead(t, { heads: 2, head: 2 }), RangeError, /head must be an integer from 0 to 1, got 2/);
-    rejects(() => posenc.previousTokenHead(t, { heads: 2, layer: 3 }), RangeError, /'layers\.3\.self_attn\.q_proj\.weight'/);
-    rejects(() => posenc.previousTokenHead(t, { heads: 3 }), RangeError, /heads must divide dModel = 8/);
-    rejects(() => posenc.previousTokenHead(t, {}), TypeError, /heads is required/);
-    rejects(() => posenc.previousTokenHead(null, { heads: 2 }), TypeError, /tensors must be an object/);
-  });
 });

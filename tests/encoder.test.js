@@ -6,6 +6,7 @@
 // the bytes.
 import { execFileSync } from 'node:child_process';
 import { posencEncoder as posenc } from './helpers.js';
+import { previousTokenHead } from '../web/previous-token-head.js';
 import { layerNorm, linear, randomTensors, reference, relError, uniform } from './encoder-reference.js';
 
 beforeAll(() => posenc.init());
@@ -315,10 +316,10 @@ describe("softmax: large scores that a naive exp(x) / sum(exp(x)) turns into NaN
 // ---------------------------------------------------------------- positions and attention
 
 describe('what positions do to attention', () => {
-  test('previousTokenHead: from RoPE alone, every query attends to the token before it', () => {
+  test('the demo\'s previous-token head (web/previous-token-head.js): from RoPE alone, every query attends to the token before it', () => {
     const cfg = { vocabSize: 64, dModel: 32, heads: 4, dFF: 64, layers: 1, positional: { type: 'rope' } };
     const seeded = posenc.createEncoder({ ...cfg, weights: { seed: 7 } });
-    const tensors = posenc.previousTokenHead(seeded.tensors(), { heads: 4, head: 1, positional: cfg.positional });
+    const tensors = previousTokenHead(posenc, seeded.tensors(), { heads: 4, head: 1 });
     seeded.dispose();
     const encoder = posenc.createEncoder({ ...cfg, weights: tensors });
     const rand = uniform(5);

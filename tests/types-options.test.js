@@ -32,7 +32,6 @@ import { createSpec, modelSpec, POSITIONAL, QUERY_SCALES } from '../src/js/encod
 import { forwardSpec, generateSpec } from '../src/js/encoder/encoder.js';
 import { decoderSpec, feedSpec } from '../src/js/encoder/decoder.js';
 import { softmaxSpec } from '../src/js/encoder/softmax.js';
-import { previousSpec } from '../src/js/encoder/previous-token-head.js';
 import { writeSpec } from '../src/js/encoder/safetensors.js';
 import { COMMANDS, optionOf } from '../src/cli/commands.js';
 import { declaredDocs, documentedDefault } from './declarations.js';
@@ -78,7 +77,6 @@ const DECLARED = {
   'encoder.generate': { entry: 'encoder', spec: generateSpec, method: ['Encoder', 'generate'], param: 1 },
   'decoder.feed': { entry: 'encoder', spec: feedSpec, method: ['Decoder', 'feed'], param: 1 },
   softmax: { entry: 'encoder', spec: softmaxSpec, fn: 'softmax', param: 1 },
-  previousTokenHead: { entry: 'encoder', spec: previousSpec, fn: 'previousTokenHead', param: 1 },
   writeSafetensors: { entry: 'encoder', spec: writeSpec, fn: 'writeSafetensors', param: 1 },
 };
 // Tagged options { type, ... }: each member of the declared union is the spec of its type.

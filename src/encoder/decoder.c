@@ -102,10 +102,8 @@ int posenc_decoder_feed(float *logits, size_t logits_len, const posenc_encoder_c
     if (length > max_length)
         return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_CACHED, 9, "length", POSENC_RULE_INTEGER,
                                  (double)length, 0.0, (double)max_length, "max_length", NULL);
-    if (language < -1 || (language >= 0 && (size_t)language >= c->languages))
-        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_LANGUAGE, 12, "language",
-                                 POSENC_RULE_INTEGER, language, -1.0, (double)c->languages - 1.0, "languages",
-                                 "-1: none");
+    if ((status = stack_check_language(c, language, 12)))
+        return status;
     if (c->positional == POSENC_POSITIONAL_LEARNED && count > c->learned.max_length - length)
         return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_FEED_COUNT, 11, "count", POSENC_RULE_INTEGER,
                                  (double)count, 1.0, (double)(c->learned.max_length - length),

@@ -43,8 +43,7 @@ static int make_plan(plan *p, const posenc_encoder_config *config, int config_in
         return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_TOKEN_COUNT, seq_index, "seq",
                                  POSENC_RULE_INTEGER, (double)seq, 0.0, (double)c->learned.max_length,
                                  "learned.max_length", "learned positions stop there");
-    if (c->positional == POSENC_POSITIONAL_ROPE && (status = stack_rope(&p->m, seq, config_index, &p->rope)))
-        return status;
+
     /* workspace: h, ctx [seq][d]; q, k, v or the hidden layer; the scores of
        a block of queries; the relative bias rows; with an LM head, the hidden
        states [seq][d] the logits read */
@@ -113,10 +112,8 @@ static int check_pass(plan *p, const posenc_encoder_config *config, pass *a, con
     const posenc_encoder_config *c = &p->m.c;
     if ((status = param_check(POSENC_PARAM_CAUSAL, 9, a->causal)))
         return status;
-    if (a->language < -1 || (a->language >= 0 && (size_t)a->language >= c->languages))
-        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_LANGUAGE, 10, "language",
-                                 POSENC_RULE_INTEGER, a->language, -1.0, (double)c->languages - 1.0, "languages",
-                                 "-1: none");
+    if ((status = stack_check_language(c, a->language, 10)))
+        return status;
     if (logits && c->lm_head == POSENC_LM_HEAD_NONE)
         return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_LM_HEAD, 3, "lm_head", POSENC_RULE_RESULT,
                                  c->lm_head, 0.0, 0.0, NULL, "must be OWN or TIED: logits need an LM head");
@@ -138,7 +135,11 @@ static int check_pass(plan *p, const posenc_encoder_config *config, pass *a, con
     const size_t written_len[] = { out_need, p->work_len, a->probs_len };
     static const char *const names[] = { "out", "work", "attention" };
     static const int indexes[] = { 1, 13, 11, 6 };
-    return stack_check_buffers(&p->m, a->params, a->tokens, a->key_mask, a->seq, written, written_len, names, indexes);
+    if ((status = stack_check_buffers(&p->m, a->params, a->tokens, a->key_mask, a->seq, written, written_len, names,
+                                      indexes)))
+        return status;
+    /* RoPE: the frequencies of positions 0 .. seq - 1 (DYNAMIC and LONGROPE depend on seq) */
+    return c->positional == POSENC_POSITIONAL_ROPE ? stack_rope(&p->m, a->seq, 3, &p->rope) : POSENC_OK;
 }
 
 /* The layer stack on checked arguments: x [seq][d_model] receives the output. */

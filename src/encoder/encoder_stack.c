@@ -87,7 +87,8 @@ static int check_positional(model *m, int index)
         status = posenc_alibi_bias(&f, 0, c->heads, 0, 0, 0, 0, c->alibi.max_bias);
         break;
     case POSENC_POSITIONAL_T5:
-        c->t5.num_buckets = (size_t)param_or_default(POSENC_PARAM_NUM_BUCKETS, (double)c->t5.num_buckets);
+        if (c->t5.num_buckets == 0)
+            c->t5.num_buckets = (size_t)param_or_default(POSENC_PARAM_NUM_BUCKETS, 0.0);
         if ((status = encoder_check(POSENC_PARAM_UNIDIRECTIONAL, index, c->t5.unidirectional)))
             return status;
         status = posenc_t5_buckets(&i, 0, 0, 0, !c->t5.unidirectional, c->t5.num_buckets, c->t5.max_distance, 0);
@@ -155,7 +156,21 @@ int stack_model(model *m, const posenc_encoder_config *config, int index)
 
 int stack_rope(const model *m, size_t end, int index, rope_plan *plan)
 {
-    return rope_plan_make(plan, &m->c.rope, index, m->head_dim, end, NULL, 0);
+    int status = rope_plan_make(plan, &m->c.rope, index, m->head_dim, end, NULL, 0);
+    return status ? status : rope_plan_check(plan, index);
+}
+
+int stack_check_language(const posenc_encoder_config *c, int32_t language, int index)
+{
+    if (language >= 0 && c->languages == 0)
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_LANGUAGE, index, "language",
+                                 POSENC_RULE_RESULT, language, 0.0, 0.0, NULL,
+                                 "needs a config with languages > 0 (-1: none)");
+    if (language < -1 || (language >= 0 && (size_t)language >= c->languages))
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_LANGUAGE, index, "language",
+                                 POSENC_RULE_INTEGER, language, -1.0, (double)c->languages - 1.0, "languages - 1",
+                                 "-1: none");
+    return POSENC_OK;
 }
 
 int stack_relative_bias(const model *m)

@@ -29,6 +29,9 @@ int stack_model(model *m, const posenc_encoder_config *config, int index);
  * LONGROPE frequencies depend on it, as in transformers' forward). */
 int stack_rope(const model *m, size_t end, int index, rope_plan *plan);
 
+/* language (argument index): -1 (none) or a row < config languages. */
+int stack_check_language(const posenc_encoder_config *c, int32_t language, int index);
+
 /* Whether the scheme adds a bias that depends on j - i (ALiBi, T5). */
 int stack_relative_bias(const model *m);
 

@@ -176,25 +176,4 @@ export function createEncoder(options: EncoderOptions): Encoder;
 export function encoderTensorShapes(options: EncoderShapeOptions): Record<string, number[]>;
 /** Stable softmax of each row (cols wide, default one row), in place; -Infinity = masked. */
 export function softmax<X extends Float32Target>(x: X, options?: { cols?: number }): X;
-/**
- * A new tensors object in which head `head` of layer `layer` attends to the previous token from RoPE alone
- * (q and k are constant biases, the key rotated by -f_k per pair); the logit of j = i - 1 beats every other
- * key within maxLength (default 512) by margin (default 10).
- */
-export function previousTokenHead(
-  tensors: Record<string, Float32Tensor | Tensor>,
-  options: {
-    heads: number;
-    /** the encoder's positional; default { type: 'rope' } */
-    positional?: Positional;
-    /** default 0 */
-    layer?: number;
-    /** default 0 */
-    head?: number;
-    /** default 10 */
-    margin?: number;
-    /** 2 .. 2^20; default 512 */
-    maxLength?: number;
-  },
-): Record<string, Float32Tensor>;
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "rope_calls.h"
 #include "posenc_encoder.h"
 
 #define COUNT(a) (sizeof(a) / sizeof(a)[0])
@@ -85,45 +86,45 @@ static void test_decoder_schemes(void)
     static const size_t ones[T] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
     static const size_t all[] = { T };
     double inv_freq[HD / 2], partial[1], yarn[HD / 2], att, yarn_att;
-    CHECK(posenc_rope_frequencies(inv_freq, HD / 2, HD, 0, NULL, 0, &att) == POSENC_OK);
-    CHECK(posenc_rope_frequencies(partial, 1, 2, 500, NULL, 0, &att) == POSENC_OK);
+    CHECK(rope_freqs(inv_freq, HD / 2, HD, 0, NULL, 0, &att) == POSENC_OK);
+    CHECK(rope_freqs(partial, 1, 2, 500, NULL, 0, &att) == POSENC_OK);
     posenc_rope_scaling s = { 0 };
     s.type = POSENC_ROPE_YARN, s.factor = 4, s.original_max_position_embeddings = 8;
-    CHECK(posenc_rope_frequencies(yarn, HD / 2, HD, 0, &s, 0, &yarn_att) == POSENC_OK && yarn_att > 1);
+    CHECK(rope_freqs(yarn, HD / 2, HD, 0, &s, 0, &yarn_att) == POSENC_OK && yarn_att > 1);
     for (int variant = 0; variant < 16; variant++) {
         posenc_encoder_config c = base_config();
         int32_t language = -1;
         switch (variant) {
         case 0: c.positional = POSENC_POSITIONAL_NONE; break;
         case 1: c.positional = POSENC_POSITIONAL_SINUSOIDAL, c.norm = POSENC_NORM_POST; break;
-        case 2: c.positional = POSENC_POSITIONAL_LEARNED, c.max_length = MAXLEN, c.final_norm = 1; break;
-        case 3: c.positional = POSENC_POSITIONAL_ROPE, c.rope_inv_freq = inv_freq; break;
+        case 2: c.positional = POSENC_POSITIONAL_LEARNED, c.learned.max_length = MAXLEN, c.final_norm = 1; break;
+        case 3: c.positional = POSENC_POSITIONAL_ROPE, c.rope.inv_freq = inv_freq; break;
         case 4: /* interleaved, partial rotary, float32 angles, post-norm, GELU */
-            c.positional = POSENC_POSITIONAL_ROPE, c.rope_inv_freq = partial, c.rotary_dim = 2;
-            c.rope_layout = POSENC_ROPE_INTERLEAVED, c.rope_precision = POSENC_ROPE_PRECISION_FLOAT32;
+            c.positional = POSENC_POSITIONAL_ROPE, c.rope.inv_freq = partial, c.rope.rotary_dim = 2;
+            c.rope.layout = POSENC_ROPE_INTERLEAVED, c.rope.precision = POSENC_ROPE_PRECISION_FLOAT32;
             c.norm = POSENC_NORM_POST, c.activation = POSENC_ACTIVATION_GELU;
             break;
         case 5: /* YaRN: scaled frequencies and an attention factor */
-            c.positional = POSENC_POSITIONAL_ROPE, c.rope_inv_freq = yarn, c.rope_attention_factor = yarn_att;
+            c.positional = POSENC_POSITIONAL_ROPE, c.rope.inv_freq = yarn, c.rope.attention_factor = yarn_att;
             break;
         case 6: c.positional = POSENC_POSITIONAL_ALIBI; break;
-        case 7: c.positional = POSENC_POSITIONAL_ALIBI, c.alibi_max_bias = 3, c.norm = POSENC_NORM_POST; break;
-        case 8: c.positional = POSENC_POSITIONAL_T5, c.t5_num_buckets = 8, c.t5_max_distance = 12; break;
-        case 9: c.positional = POSENC_POSITIONAL_T5, c.t5_unidirectional = 1, c.final_norm = 1; break;
+        case 7: c.positional = POSENC_POSITIONAL_ALIBI, c.alibi.max_bias = 3, c.norm = POSENC_NORM_POST; break;
+        case 8: c.positional = POSENC_POSITIONAL_T5, c.t5.num_buckets = 8, c.t5.max_distance = 12; break;
+        case 9: c.positional = POSENC_POSITIONAL_T5, c.t5.unidirectional = 1, c.final_norm = 1; break;
         case 10: c.positional = POSENC_POSITIONAL_NONE, c.lm_head = POSENC_LM_HEAD_TIED, c.languages = LANGS;
             language = 1;
             break;
         case 11: /* Llama 4's temperature tuning on a NoPE model, a small floor_scale so it acts */
-            c.positional = POSENC_POSITIONAL_NONE, c.query_scale = POSENC_QUERY_SCALE_LLAMA4;
-            c.query_floor_scale = 3, c.query_attn_scale = 0.5;
+            c.positional = POSENC_POSITIONAL_NONE, c.query_scale.type = POSENC_QUERY_SCALE_LLAMA4;
+            c.query_scale.floor_scale = 3, c.query_scale.attn_scale = 0.5;
             break;
         case 12: /* Ministral 3's beta on RoPE */
-            c.positional = POSENC_POSITIONAL_ROPE, c.rope_inv_freq = inv_freq;
-            c.query_scale = POSENC_QUERY_SCALE_MINISTRAL3, c.query_beta = 0.4, c.query_original_max_position = 4;
+            c.positional = POSENC_POSITIONAL_ROPE, c.rope.inv_freq = inv_freq;
+            c.query_scale.type = POSENC_QUERY_SCALE_MINISTRAL3, c.query_scale.beta = 0.4, c.query_scale.original_max_position = 4;
             break;
-        case 13: c.positional = POSENC_POSITIONAL_SINUSOIDAL, c.sinusoidal_layout = 1, c.sinusoidal_base = 100; break;
+        case 13: c.positional = POSENC_POSITIONAL_SINUSOIDAL, c.sinusoidal.layout = 1, c.sinusoidal.base = 100; break;
         case 14: c.positional = POSENC_POSITIONAL_ALIBI, c.heads = 4, c.d_model = 16; break;
-        case 15: c.positional = POSENC_POSITIONAL_LEARNED, c.max_length = MAXLEN, c.layers = 0; break;
+        case 15: c.positional = POSENC_POSITIONAL_LEARNED, c.learned.max_length = MAXLEN, c.layers = 0; break;
         }
         double e1 = decode_error(&c, language, prompt_then_ones, COUNT(prompt_then_ones));
         double e2 = decode_error(&c, language, ones, COUNT(ones));
@@ -159,13 +160,15 @@ static void test_decoder_sizes(void)
           (SIZE_MAX > 0xffffffffu ? POSENC_OK : POSENC_ERR_SIZE_OVERFLOW));
     if (SIZE_MAX > 0xffffffffu)
         CHECK(posenc_decoder_sizes(&c, (size_t)POSENC_POSITION_MAX + 2, 1, &cl, &wl) == POSENC_ERR_INVALID_ARGUMENT);
-    c.d_model = SIZE_MAX / 2 + 1, c.heads = 1;
+    c.d_model = SIZE_MAX / 2 + 1, c.heads = 1; /* past its row's bound, 2^31 - 1 */
+    CHECK(posenc_decoder_sizes(&c, 2, 1, &cl, &wl) == POSENC_ERR_INVALID_ARGUMENT);
+    c.d_model = c.d_ff = (size_t)1 << 30, c.layers = POSENC_POSITION_MAX; /* each in range, the cache is not */
     CHECK(posenc_decoder_sizes(&c, 2, 1, &cl, &wl) == POSENC_ERR_SIZE_OVERFLOW);
     c = base_config();
     c.lm_head = POSENC_LM_HEAD_NONE; /* logits need a head */
     CHECK(posenc_decoder_sizes(&c, 5, 1, &cl, &wl) == POSENC_ERR_INVALID_ARGUMENT);
     c = base_config();
-    c.positional = POSENC_POSITIONAL_LEARNED, c.max_length = 10; /* no position row past 10 */
+    c.positional = POSENC_POSITIONAL_LEARNED, c.learned.max_length = 10; /* no position row past 10 */
     CHECK(posenc_decoder_sizes(&c, 10, 1, &cl, &wl) == POSENC_OK);
     CHECK(posenc_decoder_sizes(&c, 11, 1, &cl, &wl) == POSENC_ERR_INVALID_ARGUMENT);
 }
@@ -174,7 +177,7 @@ static void test_decoder_sizes(void)
 static void test_decoder_errors(void)
 {
     posenc_encoder_config c = base_config();
-    c.positional = POSENC_POSITIONAL_LEARNED, c.max_length = 8;
+    c.positional = POSENC_POSITIONAL_LEARNED, c.learned.max_length = 8;
     size_t pl, wl_full, cl, wl, wl3;
     CHECK(posenc_encoder_sizes(&c, 8, &pl, &wl_full) == POSENC_OK);
     CHECK(posenc_decoder_sizes(&c, 8, 3, &cl, &wl3) == POSENC_OK);
@@ -247,20 +250,20 @@ static void test_decoder_errors(void)
     for (int k = 0; k < 6; k++) {
         q = base_config();
         switch (k) {
-        case 0: q.query_scale = 3; break;
-        case 1: q.query_scale = POSENC_QUERY_SCALE_LLAMA4, q.query_floor_scale = -1; break;
-        case 2: q.query_scale = POSENC_QUERY_SCALE_LLAMA4, q.query_attn_scale = NAN; break;
-        case 3: q.query_scale = POSENC_QUERY_SCALE_LLAMA4, q.query_attn_scale = 1e38; break; /* s(p) overflows */
-        case 4: q.query_scale = POSENC_QUERY_SCALE_MINISTRAL3, q.query_beta = 1; break; /* no original */
-        case 5: q.query_scale = POSENC_QUERY_SCALE_MINISTRAL3, q.query_beta = INFINITY, q.query_original_max_position = 4;
+        case 0: q.query_scale.type = 3; break;
+        case 1: q.query_scale.type = POSENC_QUERY_SCALE_LLAMA4, q.query_scale.floor_scale = -1; break;
+        case 2: q.query_scale.type = POSENC_QUERY_SCALE_LLAMA4, q.query_scale.attn_scale = NAN; break;
+        case 3: q.query_scale.type = POSENC_QUERY_SCALE_LLAMA4, q.query_scale.attn_scale = 1e38; break; /* s(p) overflows */
+        case 4: q.query_scale.type = POSENC_QUERY_SCALE_MINISTRAL3, q.query_scale.beta = 1; break; /* no original */
+        case 5: q.query_scale.type = POSENC_QUERY_SCALE_MINISTRAL3, q.query_scale.beta = INFINITY, q.query_scale.original_max_position = 4;
             break;
         }
         CHECKF(posenc_decoder_sizes(&q, 8, 1, &a, &b) == POSENC_ERR_INVALID_ARGUMENT &&
                    posenc_encoder_sizes(&q, 8, &a, &b) == POSENC_ERR_INVALID_ARGUMENT,
                "query scale case %d", k);
     }
-    q.query_scale = POSENC_QUERY_SCALE_LLAMA4, q.query_floor_scale = 0, q.query_attn_scale = 0; /* 8192, 0.1 */
-    q.query_beta = 0, q.query_original_max_position = 0;
+    q.query_scale.type = POSENC_QUERY_SCALE_LLAMA4, q.query_scale.floor_scale = 0, q.query_scale.attn_scale = 0; /* 8192, 0.1 */
+    q.query_scale.beta = 0, q.query_scale.original_max_position = 0;
     CHECK(posenc_encoder_sizes(&q, 8, &a, &b) == POSENC_OK);
 }
 
@@ -276,9 +279,9 @@ static void test_decoder_new_frequencies(void)
     double f[HD / 2], g[HD / 2], att;
     posenc_rope_scaling s = { 0 };
     s.type = POSENC_ROPE_DYNAMIC, s.factor = 4, s.max_position_embeddings = 6;
-    CHECK(posenc_rope_frequencies(f, HD / 2, HD, 0, &s, 6, &att) == POSENC_OK);
-    CHECK(posenc_rope_frequencies(g, HD / 2, HD, 0, &s, 9, &att) == POSENC_OK && g[1] < f[1]);
-    c.positional = POSENC_POSITIONAL_ROPE, c.rope_inv_freq = f;
+    CHECK(rope_freqs(f, HD / 2, HD, 0, &s, 6, &att) == POSENC_OK);
+    CHECK(rope_freqs(g, HD / 2, HD, 0, &s, 9, &att) == POSENC_OK && g[1] < f[1]);
+    c.positional = POSENC_POSITIONAL_ROPE, c.rope.inv_freq = f;
     size_t pl, wl_full, cl, wl;
     CHECK(posenc_encoder_sizes(&c, 9, &pl, &wl_full) == POSENC_OK && posenc_decoder_sizes(&c, 9, 9, &cl, &wl) == 0);
     for (size_t i = 0; i < pl; i++)
@@ -290,7 +293,7 @@ static void test_decoder_new_frequencies(void)
     memcpy(b, a, sizeof a);
     float at_f[V], at_g[V];
     CHECK(posenc_decoder_feed(at_f, V, &c, params, pl, b, cl, 9, 6, tokens + 6, 3, -1, work, wl) == POSENC_OK);
-    c.rope_inv_freq = g;
+    c.rope.inv_freq = g;
     CHECK(posenc_decoder_feed(at_g, V, &c, params, pl, a, cl, 9, 6, tokens + 6, 3, -1, work, wl) == POSENC_OK);
     int kept = 1, moved = 1;
     for (size_t l = 0; l < L; l++) {
@@ -302,7 +305,7 @@ static void test_decoder_new_frequencies(void)
     CHECK(kept && moved && memcmp(at_f, at_g, sizeof at_f) != 0);
     /* at f throughout, it is the full pass at f */
     float full9[9 * V];
-    c.rope_inv_freq = f;
+    c.rope.inv_freq = f;
     CHECK(posenc_encoder_logits(full9, COUNT(full9), &c, params, pl, tokens, 9, NULL, 1, -1, NULL, 0, work,
                                 wl_full) == POSENC_OK);
     CHECK(row_error(at_f, full9 + 8 * V, V) <= 1e-5);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "rope_calls.h"
 #include "posenc_encoder.h"
 
 #define COUNT(a) (sizeof(a) / sizeof(a)[0])
@@ -348,7 +349,7 @@ static void test_encoder_forward(void)
         { POSENC_POSITIONAL_ROPE, POSENC_NORM_POST, POSENC_ACTIVATION_GELU, 1, 1, 0, NULL, POSENC_QUERY_SCALE_MINISTRAL3 },
     };
     double inv_freq[HD / 2], att;
-    CHECK(posenc_rope_frequencies(inv_freq, HD / 2, HD, 0, NULL, 0, &att) == POSENC_OK);
+    CHECK(rope_freqs(inv_freq, HD / 2, HD, 0, NULL, 0, &att) == POSENC_OK);
     static float params[20000], work[4096], attn[L * H * S * S];
     float out[S * D];
     double want[S * D], want_attn[L * H * S * S];
@@ -357,9 +358,9 @@ static void test_encoder_forward(void)
         posenc_encoder_config cfg = { 0 };
         cfg.vocab_size = V, cfg.d_model = D, cfg.heads = H, cfg.d_ff = FF, cfg.layers = L, cfg.languages = LANGS;
         cfg.positional = c->positional, cfg.norm = c->norm, cfg.activation = c->activation;
-        cfg.final_norm = c->final_norm, cfg.rope_inv_freq = inv_freq;
-        cfg.query_scale = c->query_scale, cfg.query_floor_scale = 2, cfg.query_attn_scale = 0.5;
-        cfg.query_beta = 0.3, cfg.query_original_max_position = 2;
+        cfg.final_norm = c->final_norm, cfg.rope.inv_freq = inv_freq;
+        cfg.query_scale.type = c->query_scale, cfg.query_scale.floor_scale = 2, cfg.query_scale.attn_scale = 0.5;
+        cfg.query_scale.beta = 0.3, cfg.query_scale.original_max_position = 2;
         size_t params_len, work_len;
         CHECK(posenc_encoder_sizes(&cfg, S, &params_len, &work_len) == POSENC_OK);
         size_t layer = 4 * (D * D + D) + 4 * D + 2 * FF * D + FF + D;
@@ -418,14 +419,14 @@ static void test_encoder_errors(void)
         case 6: c.final_norm = 2; break;
         case 7: c.norm_eps = -1; break;
         case 8: c.embed_scale = NAN; break;
-        case 9: c.positional = POSENC_POSITIONAL_ROPE; break; /* no frequencies */
-        case 10: c.positional = POSENC_POSITIONAL_ROPE, c.rope_inv_freq = inv_freq, c.rotary_dim = 3; break;
-        case 11: c.positional = POSENC_POSITIONAL_SINUSOIDAL, c.sinusoidal_base = 0.5; break;
-        case 12: c.positional = POSENC_POSITIONAL_ALIBI, c.alibi_max_bias = -1; break;
-        case 13: c.positional = POSENC_POSITIONAL_T5, c.t5_num_buckets = 3; break;
+        case 9: c.positional = POSENC_POSITIONAL_ROPE, c.rope.base = 0.5; break; /* base must be > 1 */
+        case 10: c.positional = POSENC_POSITIONAL_ROPE, c.rope.inv_freq = inv_freq, c.rope.rotary_dim = 3; break;
+        case 11: c.positional = POSENC_POSITIONAL_SINUSOIDAL, c.sinusoidal.base = 0.5; break;
+        case 12: c.positional = POSENC_POSITIONAL_ALIBI, c.alibi.max_bias = -1; break;
+        case 13: c.positional = POSENC_POSITIONAL_T5, c.t5.num_buckets = 3; break;
         }
         int status = FORWARD(&c, tokens, -1, NULL, 0, sizeof work / sizeof *work);
-        invalid &= status == POSENC_ERR_INVALID_ARGUMENT || (field == 9 && status == POSENC_ERR_NULL_POINTER);
+        invalid &= status == POSENC_ERR_INVALID_ARGUMENT;
         if (!invalid) {
             CHECKF(0, "field %d: status %d", field, status);
             invalid = 1;
@@ -433,7 +434,10 @@ static void test_encoder_errors(void)
     }
     CHECK(out[0] == 42); /* nothing written on any error */
     c = ok;
-    c.vocab_size = SIZE_MAX / 2;
+    c.vocab_size = SIZE_MAX / 2; /* past its row's bound, 2^31 - 1 */
+    CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_ERR_INVALID_ARGUMENT);
+    c = ok;
+    c.d_model = c.d_ff = (size_t)1 << 30, c.layers = POSENC_POSITION_MAX; /* each in range, the count is not */
     CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_ERR_SIZE_OVERFLOW);
     CHECK(posenc_encoder_sizes(&ok, (size_t)1 << 40, &pl, &wl) != POSENC_OK);
     CHECK(posenc_encoder_sizes(&ok, S, NULL, &wl) == POSENC_ERR_NULL_POINTER);
@@ -459,7 +463,7 @@ static void test_encoder_logits(void)
     float hidden[S * D], logits[S * V], none[S * V];
     posenc_encoder_config c = { 0 };
     c.vocab_size = V, c.d_model = D, c.heads = H, c.d_ff = FF, c.layers = L, c.final_norm = 1;
-    c.positional = POSENC_POSITIONAL_LEARNED, c.max_length = S;
+    c.positional = POSENC_POSITIONAL_LEARNED, c.learned.max_length = S;
     size_t layer = 4 * (D * D + D) + 4 * D + 2 * FF * D + FF + D;
     for (int head = POSENC_LM_HEAD_OWN; head <= POSENC_LM_HEAD_TIED; head++) {
         c.lm_head = head;
@@ -501,9 +505,9 @@ static void test_encoder_logits(void)
     /* learned: a longer sequence than the table, or no table */
     c.lm_head = POSENC_LM_HEAD_TIED;
     CHECK(posenc_encoder_sizes(&c, S + 1, &pl, &wl) == POSENC_ERR_INVALID_ARGUMENT);
-    c.max_length = 0;
+    c.learned.max_length = 0;
     CHECK(posenc_encoder_sizes(&c, 0, &pl, &wl) == POSENC_ERR_INVALID_ARGUMENT);
-    c.max_length = S;
+    c.learned.max_length = S;
     static const int32_t longer[S + 1] = { 0, 1, 2, 3, 4, 5 };
     CHECK(posenc_encoder_forward(hidden, COUNT(hidden) + D, &c, params, 20000, longer, S + 1, NULL, 1, -1, NULL, 0,
                                  work, COUNT(work)) == POSENC_ERR_INVALID_ARGUMENT);
@@ -583,7 +587,7 @@ static void test_overlaps(void)
     double inv_freq[HD / 2] = { 1, 0.01 };
     posenc_encoder_config c = { 0 };
     c.vocab_size = V, c.d_model = D, c.heads = H, c.d_ff = FF, c.layers = L;
-    c.positional = POSENC_POSITIONAL_ROPE, c.rope_inv_freq = inv_freq;
+    c.positional = POSENC_POSITIONAL_ROPE, c.rope.inv_freq = inv_freq;
     size_t pl, wl;
     CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_OK && pl <= COUNT(params) && wl <= COUNT(wk));
     fill(params, pl, 0.5f);
@@ -604,12 +608,12 @@ static void test_overlaps(void)
     for (int i = 0; i < 4096; i++)
         unchanged &= u.i[i] == 1;
     CHECK(unchanged);
-    c.rope_inv_freq = u.d + 10;
+    c.rope.inv_freq = u.d + 10;
     u.d[10] = 1, u.d[11] = 0.01;
     CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i + 2 * wl, S, NULL, 0, -1, NULL, 0, u.f, wl) ==
           POSENC_ERR_INVALID_ARGUMENT);
     CHECK(u.d[10] == 1 && u.d[11] == 0.01);
-    c.rope_inv_freq = inv_freq;
+    c.rope.inv_freq = inv_freq;
     CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i, S, u.i + S, 0, -1, attn, COUNT(attn), wk, wl) ==
           POSENC_OK);
 }

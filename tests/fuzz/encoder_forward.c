@@ -76,8 +76,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (status != POSENC_OK) {
         FUZZ_ASSERT(buf_unchanged(&out) && buf_unchanged(&attention) && buf_unchanged(&work));
     } else if ((c.embed_scale == 0.0 || fabs(c.embed_scale) <= 64.0) &&
-               (c.rope_attention_factor == 0.0 || c.rope_attention_factor <= 4.0) &&
-               (c.sinusoidal_base == 0.0 || c.sinusoidal_base < 1e300)) {
+               (c.rope.attention_factor == 0.0 || c.rope.attention_factor <= 4.0) &&
+               (c.sinusoidal.base == 0.0 || c.sinusoidal.base < 1e300)) {
         for (size_t i = 0; i < act; i++)
             FUZZ_ASSERT(isfinite(o[i]));
     }

@@ -8,6 +8,7 @@
 //   typed array over posenc's memory (a WasmArray's .array kept after free(),
 //   say) is refused, since nothing tells which allocation it belongs to now.
 import { describe, typeOf, typedArrayType } from './describe.js';
+import { cError } from './errors.js';
 import { isReady, wasm } from './instance.js';
 import { bufferOf, byteLengthOf, byteOffsetOf, lengthOf, setInto, subarrayOf } from './typed.js';
 
@@ -245,10 +246,11 @@ export function checkDisjoint(fn, nameA, a, nameB, b) {
  * allocation that is freed before returning. No user code runs from here to
  * the end of compute: typed arrays are copied by the intrinsic operations
  * (typed.js), never by a subclass's own set() or subarray(). compute returns
- * a posenc status; a non-zero status means the JS checks missed a case the C
- * rejects, and throws.
+ * a posenc status; a refusal throws the error C's record describes
+ * (errors.js cError, with `context`: how this function names C's parameters,
+ * and what the caller gave), and nothing is copied out.
  */
-export function heapCall(fn, buffers, compute) {
+export function heapCall(fn, buffers, compute, context) {
   const { exports } = wasm(fn);
   const pointers = new Array(buffers.length).fill(0);
   let staged = 0;
@@ -269,10 +271,7 @@ export function heapCall(fn, buffers, compute) {
       if (b.copyIn) setInto(new CONSTRUCTORS[b.type](memory.buffer, pointers[i], b.length), subarrayOf(b.array, 0, b.length));
     });
     const status = compute(...pointers);
-    if (status !== 0) {
-      const text = exports.posenc_strerror(status);
-      throw new Error(`posenc.${fn}: internal error ${status} (${readCString(text)})`);
-    }
+    if (status !== 0) throw cError(fn, wasm(fn), status, context);
     buffers.forEach((b, i) => {
       if (!b.copyOut || inPlace[i]) return;
       setInto(b.array, new CONSTRUCTORS[b.type](memory.buffer, pointers[i], b.length));
@@ -280,11 +279,4 @@ export function heapCall(fn, buffers, compute) {
   } finally {
     if (block) release(fn, block);
   }
-}
-
-function readCString(ptr) {
-  const bytes = new Uint8Array(wasm('strerror').memory.buffer, ptr);
-  let end = 0;
-  while (bytes[end] !== 0) end++;
-  return new TextDecoder().decode(bytes.subarray(0, end));
 }

@@ -8,8 +8,8 @@ import { WasmArray, allocateFor, countOf, growFloat32, heapCall } from '../core/
 import { wasm } from '../core/instance.js';
 import { INT32_MAX, elementCount, integer, later, readOptions, typedArray } from '../core/options.js';
 import { setInto } from '../core/typed.js';
-import { CONFIG_WORDS, writeConfig } from './native-config.js';
-import { lengthDependent, readTokens, ropeFrequenciesFor } from './options.js';
+import { CONFIG_WORDS } from './native-config.js';
+import { readTokens } from './options.js';
 
 /** Rows a cache starts with when maxLength leaves room (it doubles as the sequence grows). */
 const FIRST_CAPACITY = 64;
@@ -20,7 +20,7 @@ const FIRST_CAPACITY = 64;
  * frequencies read it); undefined for every other scheme.
  */
 function longRopeSwitch(p) {
-  if (!lengthDependent(p) || p.scaling.type !== 'longrope') return undefined;
+  if (p.type !== 'rope' || p.scaling?.type !== 'longrope' || p.scaling.seqLength !== undefined) return undefined;
   return p.scaling.originalMaxPositionEmbeddings ?? p.scaling.maxPositionEmbeddings;
 }
 
@@ -54,13 +54,12 @@ export function argmax(logits) {
  * and the next-token logits after each feed. Made by encoder.decoder().
  */
 export class Decoder {
-  #model; // { config, paramsLength, params(fn), forget(decoder) }: what the encoder lends
+  #model; // { config, configBuffer, context, paramsLength, params(fn), forget(decoder) }: what the encoder lends
   #maxLength;
   #language;
   #length = 0;
   #capacity = 0; // the cache's rows per layer now (it grows up to maxLength)
-  #buffers = {}; // name -> WasmArray: config, invFreq, sizes, cache, work, logits
-  #ropeLength = -1; // the sequence length the RoPE frequencies were computed for
+  #buffers = {}; // name -> WasmArray: sizes, cache, work, logits
   #ids = new Int32Array(0); // the tokens fed so far (LongRoPE feeds them again at its switch)
   #disposed = false;
 
@@ -70,12 +69,8 @@ export class Decoder {
     this.#model = model;
     this.#maxLength = maxLength;
     this.#language = language;
-    const p = model.config.positional;
     try {
-      this.#buffers.config = allocateFor(fn, 'float64', CONFIG_WORDS);
       this.#buffers.sizes = allocateFor(fn, 'int32', 2);
-      if (p.type === 'rope') this.#buffers.invFreq = allocateFor(fn, 'float64', p.rotaryDim / 2);
-      this.#writeConfig(fn, 0);
       this.#buffers.logits = allocateFor(fn, 'float32', model.config.vocabSize);
     } catch (error) {
       this.#free();
@@ -91,20 +86,6 @@ export class Decoder {
   /** The most tokens the sequence may hold. */
   get maxLength() {
     return this.#maxLength;
-  }
-
-  /** The config struct, with the RoPE frequencies of a sequence of `length` tokens when they depend on it. */
-  #writeConfig(fn, length) {
-    const c = this.#model.config;
-    const p = c.positional;
-    let rope = null;
-    if (p.type === 'rope') {
-      rope = ropeFrequenciesFor(fn, p, length);
-      this.#buffers.invFreq.array.set(rope.invFreq);
-      this.#ropeLength = length;
-    }
-    const at = rope && { pointer: this.#buffers.invFreq.pointer(fn), attentionFactor: rope.attentionFactor };
-    writeConfig(fn, this.#buffers.config.pointer(fn), c, at);
   }
 
   #alive(fn) {
@@ -132,7 +113,7 @@ export class Decoder {
     if (end <= this.#capacity) return;
     const rows = Math.min(this.#maxLength, Math.max(end, FIRST_CAPACITY, 2 * this.#capacity));
     const c = this.#model.config;
-    const { cache } = decoderSizes(fn, this.#buffers.config.pointer(fn), this.#buffers.sizes.pointer(fn), rows, 1);
+    const { cache } = decoderSizes(fn, this.#model.configBuffer.pointer(fn), this.#buffers.sizes.pointer(fn), rows, 1);
     const grown = allocateFor(fn, 'float32', Math.max(cache, 1));
     const old = this.#buffers.cache;
     if (old && this.#length) {
@@ -184,11 +165,10 @@ export class Decoder {
     const first = again ? 0 : this.#length;
     const fed = again ? Int32Array.from([...this.#ids.subarray(0, this.#length), ...ids]) : ids;
     const count = fed.length;
-    // every check is done: only now may the cache grow or the frequencies change
+    // every check is done: only now may the cache grow
     this.#reserve(fn, end);
     this.#keep(ids, end);
-    if (lengthDependent(c.positional) && this.#ropeLength !== end) this.#writeConfig(fn, end);
-    const configPtr = this.#buffers.config.pointer(fn);
+    const configPtr = this.#model.configBuffer.pointer(fn);
     const { cache, work } = decoderSizes(fn, configPtr, this.#buffers.sizes.pointer(fn), this.#capacity, count);
     const workspace = growFloat32(fn, this.#buffers, 'work', work);
     const { exports } = wasm(fn);
@@ -196,7 +176,7 @@ export class Decoder {
       fn,
       [
         { array: this.#buffers.logits, type: 'float32', length: c.vocabSize },
-        { array: this.#buffers.config, type: 'float64', length: CONFIG_WORDS },
+        { array: this.#model.configBuffer, type: 'float64', length: CONFIG_WORDS },
         { array: params, type: 'float32', length: this.#model.paramsLength },
         { array: this.#buffers.cache, type: 'float32', length: cache },
         { array: workspace, type: 'float32', length: work },
@@ -206,6 +186,7 @@ export class Decoder {
         pLogits, c.vocabSize, pConfig, pParams, this.#model.paramsLength, pCache, cache, this.#capacity, first, pTokens,
         count, this.#language ?? -1, pWork, work,
       ),
+      this.#model.context,
     );
     this.#length = end;
     const view = this.#buffers.logits.array;
@@ -220,7 +201,6 @@ export class Decoder {
     const fn = 'decoder.reset';
     this.#alive(fn);
     this.#length = 0;
-    if (lengthDependent(this.#model.config.positional)) this.#writeConfig(fn, 0);
   }
 
   #free() {

@@ -8,10 +8,9 @@ import { wasm } from '../core/instance.js';
 import { INT32_MAX, boolean, elementCount, integer, later, readOptions, typedArray } from '../core/options.js';
 import { setInto } from '../core/typed.js';
 import { checkListable, tensorLayout, tensorsOf } from './layout.js';
-import { CONFIG_WORDS, nativeSizes, writeConfig } from './native-config.js';
+import { CONFIG_WORDS, configArrays, configContext, nativeSizes, writeConfig } from './native-config.js';
 import {
-  CONFIG_METADATA_KEY, deepFreeze, deepSnapshot, lengthDependent, modelSpec, readCreateOptions, readMask, readTokens, resolveConfig,
-  ropeFrequenciesFor,
+  CONFIG_METADATA_KEY, deepFreeze, deepSnapshot, modelSpec, readCreateOptions, readMask, readTokens, resolveConfig,
 } from './options.js';
 import { Decoder, argmax, readDecoderOptions } from './decoder.js';
 import { MAX_HEADER_BYTES, headerBytes, writeSafetensors } from './safetensors.js';
@@ -64,8 +63,9 @@ export const generateSpec = { maxNewTokens: integer(0, INT32_MAX), language: lat
 class Encoder {
   #config;
   #layout;
-  #buffers = {}; // name -> WasmArray: params, head, config, invFreq, sizes, hidden, work, attention, ...
-  #invFreqSeq = -1; // the sequence length the RoPE frequencies were computed for
+  #buffers = {}; // name -> WasmArray: params, head, config, sizes, hidden, work, attention, ...
+  #lists = []; // WasmArrays the config points at (LongRoPE's factors)
+  #context; // how errors name the config's C fields
   #last = null; // { seq, mask } of the last forward pass
   #decoders = new Set(); // live decoders: they read params, so they go when the encoder goes
   #disposed = false;
@@ -75,9 +75,8 @@ class Encoder {
     const fn = 'createEncoder';
     this.#config = deepFreeze(deepSnapshot(fn, config, 'options'));
     this.#layout = layout;
-    const p = this.#config.positional;
+    this.#context = configContext(this.#config);
     // all validation is done: only now does wasm memory get allocated
-    const rope = p.type === 'rope' ? ropeFrequenciesFor(fn, p, 0) : null;
     try {
       this.#buffers.params = allocateFor(fn, 'float32', Math.max(layout.paramsLength, 1));
       this.#buffers.params.array.set(host.params);
@@ -87,8 +86,9 @@ class Encoder {
       }
       this.#buffers.config = allocateFor(fn, 'float64', CONFIG_WORDS);
       this.#buffers.sizes = allocateFor(fn, 'int32', 2); // posenc_encoder_sizes' two size_t
-      if (rope) this.#buffers.invFreq = allocateFor(fn, 'float64', p.rotaryDim / 2);
-      this.#writeConfig(rope);
+      const { sc, arrays, pointers } = configArrays(fn, this.#config);
+      this.#lists = arrays;
+      writeConfig(fn, this.#buffers.config.pointer(fn), this.#config, sc, pointers(fn));
       // the C's parameter count is the one formula (posenc_encoder_sizes): the tensors must fill it exactly
       const { params } = this.#sizes(fn, 0);
       if (params !== layout.paramsLength) {
@@ -108,13 +108,6 @@ class Encoder {
   /** The number of parameters (floats), the classifier head included. */
   get parameterCount() {
     return this.#layout.paramsLength + this.#layout.headLength;
-  }
-
-  #writeConfig(rope) {
-    const fn = 'createEncoder';
-    if (rope) this.#buffers.invFreq.array.set(rope.invFreq);
-    const at = rope && { pointer: this.#buffers.invFreq.pointer(fn), attentionFactor: rope.attentionFactor };
-    writeConfig(fn, this.#buffers.config.pointer(fn), this.#config, at);
   }
 
   #alive(fn) {
@@ -140,24 +133,12 @@ class Encoder {
     const ids = readTokens(fn, tokens, c.vocabSize);
     const seq = ids.length;
     const o = readOptions(fn, options, forwardSpec);
-    if (o.language !== undefined) {
-      if (!c.languages) throw new RangeError(`posenc.${fn}: language needs an encoder created with languages > 0, got ${describe(o.language)}`);
-      integer(0, c.languages - 1).check(fn, 'language', o.language);
-    }
-    const p = c.positional;
-    if (p.type === 'learned' && seq > p.maxLength) {
-      throw new RangeError(`posenc.${fn}: tokens must number at most positional.maxLength = ${p.maxLength} (the rows of pos_embed.weight), got ${seq} tokens`);
-    }
     const mask = o.mask === undefined ? null : readMask(fn, o.mask, seq);
     const act = elementCount(fn, { seq, dModel: c.dModel });
     const outCount = entry === 'logits' ? elementCount(fn, { seq, vocabSize: c.vocabSize }) : act;
     const probs = c.keepAttention ? elementCount(fn, { layers: c.layers, heads: c.heads, 'seq * seq': seq * seq }) : 0;
     if (o.out !== undefined && countOf(o.out) !== outLength(seq)) {
       throw new RangeError(`posenc.${fn}: out must have length ${outLength(seq)}, got ${countOf(o.out)}`);
-    }
-    if (lengthDependent(p) && this.#invFreqSeq !== seq) {
-      this.#writeConfig(ropeFrequenciesFor(fn, p, seq));
-      this.#invFreqSeq = seq;
     }
     const { work } = this.#sizes(fn, seq);
     const target = growFloat32(fn, this.#buffers, entry === 'logits' ? 'lmLogits' : 'hidden', outCount);
@@ -181,7 +162,7 @@ class Encoder {
         pOut, outCount, pConfig, pParams, this.#layout.paramsLength, pTokens, seq, pMask, o.causal ? 1 : 0,
         o.language ?? -1, pAttention, probs, pWork, work,
       );
-    });
+    }, this.#callContext(o));
     this.#last = { seq, mask };
     return { o, seq, act, mask, outCount };
   }
@@ -242,6 +223,8 @@ class Encoder {
   #decoder(o) {
     const model = {
       config: this.#config,
+      configBuffer: this.#buffers.config, // the struct, its RoPE lists with it: the encoder's, read only
+      context: this.#context,
       paramsLength: this.#layout.paramsLength,
       params: (at) => {
         if (this.#disposed) throw new Error(`posenc.${at}: the encoder was disposed (its decoders with it)`);
@@ -293,6 +276,15 @@ class Encoder {
       d.dispose();
     }
     return out;
+  }
+
+  /** How a call's errors name C's arguments: the config's fields, and the call's own options. */
+  #callContext(o) {
+    const { label, given } = this.#context;
+    return {
+      label: (cName) => (cName === 'language' ? 'language' : label(cName)),
+      given: (name) => (name === 'language' ? o.language : given(name)),
+    };
   }
 
   #copyOut(fn, name, n, out) {
@@ -426,6 +418,7 @@ class Encoder {
   dispose() {
     this.#disposed = true;
     for (const d of [...this.#decoders]) d.dispose();
+    for (const a of this.#lists.splice(0)) if (!a.freed) a.free();
     for (const [name, b] of Object.entries(this.#buffers)) {
       if (b && !b.freed) b.free();
       this.#buffers[name] = null;
