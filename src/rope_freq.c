@@ -139,7 +139,11 @@ static int plan_longrope(const posenc_rope_scaling *s, size_t seq_len, rope_plan
 
 static int plan_scaling(const posenc_rope_scaling *s, size_t seq_len, rope_plan *p, int index)
 {
-    int status;
+    /* every type may carry max_position_embeddings (HF validates it even where
+       the formula does not read it): set, it is a position count */
+    int status = check_set(POSENC_PARAM_MAX_POSITION, index, s->max_position_embeddings);
+    if (status)
+        return status;
     switch (s->type) {
     case POSENC_ROPE_DEFAULT:
         return POSENC_OK;
@@ -367,11 +371,10 @@ int rope_plan_check(const rope_plan *p, int index)
     for (size_t k = 0; k < p->half; k++) {
         double f = frequency(p, k);
         if (!(fabs(f) <= POSENC_ROPE_FREQUENCY_MAX))
-            return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_BASE, index, "base",
+            return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_SCALING_TYPE, index, "scaling",
                                      POSENC_RULE_RESULT, p->base, 0.0, POSENC_ROPE_FREQUENCY_MAX, NULL,
-                                     "with this scaling gives a frequency that is not finite or past 2^64 "
-                                     "(angles or float caches would overflow): an overflowing scaled base, a tiny "
-                                     "factor, or ln(original_max_position_embeddings) = 0");
+                                     "gives a frequency that is not finite or past 2^64 (angles or float caches "
+                                     "would overflow): an overflowing scaled base, a tiny factor");
     }
     return POSENC_OK;
 }

@@ -354,7 +354,7 @@ describe('query scales (issue 19): the multipliers of posenc.queryScalesFromConf
     const bad = (queryScale) => () => posenc.createEncoder({ ...BASE, queryScale, weights: { seed: 1 } });
     expect(bad({ type: 'llama4', floorScale: 0 })).toThrow(/^posenc\.createEncoder: queryScale\.floorScale must be a finite number > 0, got 0$/);
     expect(bad({ type: 'ministral3', beta: 0.1 })).toThrow(/^posenc\.createEncoder: queryScale\.originalMaxPositionEmbeddings is required for type 'ministral3'$/);
-    expect(bad({ type: 'ministral3', beta: 1e38, originalMaxPositionEmbeddings: 1 })).toThrow(/^posenc\.createEncoder: queryScale gives the multiplier .* beyond float32's range/);
+    expect(bad({ type: 'ministral3', beta: 1e38, originalMaxPositionEmbeddings: 1 })).toThrow(/^posenc\.createEncoder: queryScale gives a multiplier beyond float32's range/);
     expect(bad({ type: 'llama5' })).toThrow(/^posenc\.createEncoder: queryScale\.type must be one of 'none', 'llama4', 'ministral3', got "llama5"$/);
     expect(bad('llama4')).toThrow(TypeError);
   });

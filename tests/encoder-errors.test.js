@@ -38,7 +38,7 @@ describe('createEncoder options', () => {
     ['fairseq on a narrow model', create({ dModel: 2, heads: 1, positional: { type: 'sinusoidal', layout: 'fairseq' } }), RangeError, /'fairseq' needs dModel >= 4/],
     ['rope rotaryDim odd', create({ positional: { type: 'rope', rotaryDim: 3 } }), RangeError, /positional\.rotaryDim must be an even integer from 2 to headDim = dModel \/ heads = 4, got 3/],
     ['rope rotaryDim too wide', create({ positional: { type: 'rope', rotaryDim: 6 } }), RangeError, /headDim = dModel \/ heads = 4, got 6/],
-    ['rope scaling', create({ positional: { type: 'rope', scaling: { type: 'linear', factor: -1 } } }), RangeError, /^posenc\.createEncoder: positional \(rope\): scaling\.factor must be a finite number > 0/],
+    ['rope scaling', create({ positional: { type: 'rope', scaling: { type: 'linear', factor: -1 } } }), RangeError, /^posenc\.createEncoder: positional\.scaling\.factor must be a finite number > 0/],
     ['rope layout', create({ positional: { type: 'rope', layout: 'neox' } }), RangeError, /positional\.layout must be one of 'half', 'interleaved'/],
     ['alibi maxBias', create({ positional: { type: 'alibi', maxBias: 0 } }), RangeError, /positional\.maxBias must be a finite number > 0/],
     ['t5 odd buckets', create({ positional: { type: 't5', numBuckets: 31 } }), RangeError, /positional\.numBuckets must be even and >= 4 when bidirectional/],
@@ -117,7 +117,7 @@ describe('encoder methods', () => {
     ['mask length', () => encoder.forward([1, 2], { mask: [1] }), RangeError, /mask must have length tokens\.length = 2, got 1/],
     ['mask values', () => encoder.forward([1, 2], { mask: [1, 2] }), RangeError, /mask\[1\] must be 0, 1, true or false, got 2/],
     ['mask type', () => encoder.forward([1, 2], { mask: 'ab' }), TypeError, /mask must be an Array or typed array/],
-    ['language out of range', () => encoder.forward([1], { language: 2 }), RangeError, /language must be an integer from 0 to 1, got 2/],
+    ['language out of range', () => encoder.forward([1], { language: 2 }), RangeError, /language must be an integer from -1 to languages - 1 = 1 \(-1: none\), got 2/],
     ['causal', () => encoder.forward([1], { causal: 1 }), TypeError, /causal must be true or false/],
     ['unknown option', () => encoder.forward([1], { maks: [1] }), TypeError, /unknown option 'maks'/],
     ['out length', () => encoder.forward([1, 2], { out: new Float32Array(8) }), RangeError, /out must have length 16, got 8/],
@@ -136,7 +136,7 @@ describe('encoder methods', () => {
 
   test('language on an encoder without languages', () => {
     const plain = posenc.createEncoder({ ...BASE, weights: { seed: 5 } });
-    rejects(() => plain.forward([1], { language: 0 }), RangeError, /language needs an encoder created with languages > 0/);
+    rejects(() => plain.forward([1], { language: 0 }), RangeError, /language needs a config with languages > 0 \(-1: none\), got 0/);
     plain.dispose();
   });
 
@@ -196,7 +196,7 @@ describe('language-model options and self-contained files: named errors, nothing
     ['logits', (out) => lm.logits([1, 2, 3, 4, 5], { out, causal: true })],
   ])('%s: more tokens than maxLength is a RangeError naming maxLength; out untouched', (name, call) => {
     const out = new Float32Array(5 * (name === 'forward' ? 8 : 20)).fill(7);
-    rejects(() => call(out), RangeError, new RegExp(`^posenc\\.encoder\\.${name}: tokens must number at most positional\\.maxLength = 4 \\(the rows of pos_embed\\.weight\\), got 5 tokens`));
+    rejects(() => call(out), RangeError, new RegExp(`^posenc\\.encoder\\.${name}: tokens\\.length must be an integer from 0 to positional\\.maxLength = 4 \\(learned positions stop there\\), got 5`));
     expect(out.every((v) => v === 7)).toBe(true);
   });
 

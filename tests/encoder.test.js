@@ -218,7 +218,7 @@ describe('self-contained model files: the options travel in the metadata', () =>
     const T = randomTensors(small, 12);
     const bytes = posenc.writeSafetensors(T, { metadata: { 'posenc.config': JSON.stringify(small) } });
     const e = posenc.createEncoder({ weights: bytes });
-    expect(e.config.embedScale).toBe(Math.sqrt(8));
+    expect(e.config.embedScale).toBeUndefined(); // unset: C's default, sqrt(dModel), applies
     expect(e.config.norm).toBe('pre');
     const want = reference(small, T, [8, 0, 3], { causal: true });
     expect(relError(e.logits([8, 0, 3], { causal: true }), want.logits)).toBeLessThan(1e-5);

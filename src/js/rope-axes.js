@@ -4,6 +4,7 @@
 // (the sections' sum, the interleaved pairs, the 2-D forms' rotary dimension).
 import { rope_2d as FORMS } from '../../build/abi.js';
 import { fail } from './core/describe.js';
+import { accepts, row, rowAllows } from './core/errors.js';
 import { param, snapshot } from './core/options.js';
 
 /** The 2-D RoPE forms (posenc_rope_2d): 'pixtral' (PixtralRotaryEmbedding), 'axial' (the Qwen2-VL vision encoder). */
@@ -35,7 +36,10 @@ export const patchGrid = (extra = {}) => ({
     }
     for (const key of ['height', 'width']) {
       if (g[key] === undefined) throw new TypeError(`posenc.${fn}: ${name}.${key} is required`);
+      // C never sees the grid (it becomes positions): its range is checked here, by its row
+      const r = row(key.toUpperCase());
       param(key.toUpperCase(), 'size').check(fn, `${name}.${key}`, g[key]);
+      if (!accepts(r, g[key])) throw fail(RangeError, fn, `${name}.${key}`, rowAllows(r), g[key]);
     }
     return { height: g.height, width: g.width };
   },

@@ -22,7 +22,7 @@ export const evenDim = (extra = {}) => param('ROTARY_DIM', 'size', extra);
 export const numberList = (extra = {}) => ({
   ...extra,
   check(fn, name, v) {
-    const allowed = 'an Array, Float64Array or Float32Array of numbers';
+    const allowed = 'a Float32Array, Float64Array or Array of numbers';
     if (!Array.isArray(v) && typedArrayType(v) !== 'Float64Array' && typedArrayType(v) !== 'Float32Array') {
       throw fail(TypeError, fn, name, allowed, v);
     }
@@ -205,6 +205,7 @@ export function ropeLabel(prefix = '', scalingLabel = (key) => `scaling.${key}`)
   return (cName) => {
     const name = camel(cName);
     if (name === 'sections') return `${prefix}mropeSection`;
+    if (name === 'form') return `${prefix}rope2d`;
     if (name.startsWith('scaling.')) return scalingLabel(name.slice('scaling.'.length));
     if (name === 'scaling') return `${prefix}scaling`;
     return ['rotaryDim', 'base', 'seqLen', 'invFreq', 'layout', 'precision'].includes(name)
@@ -221,7 +222,7 @@ export function ropeGiven(o, sc, prefix = '') {
       return ArrayBuffer.isView(v) || WasmArray.isBranded(v) ? undefined : v;
     }
     const v = o[key];
-    return typeof v === 'number' ? v : undefined;
+    return typeof v === 'number' || typeof v === 'string' ? v : undefined;
   };
 }
 

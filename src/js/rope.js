@@ -4,7 +4,8 @@
 // which computes its frequencies and checks every range itself; this file
 // reads the options and marshals.
 import { rope_layout, rope_order, rope_precision } from '../../build/abi.js';
-import { describe, isPlainObject } from './core/describe.js';
+import { describe, fail, isPlainObject } from './core/describe.js';
+import { row, rowAllows } from './core/errors.js';
 import { WasmArray, checkDisjoint, countOf, heapCall } from './core/heap.js';
 import { wasm } from './core/instance.js';
 import { boolean, checkLength, elementCount, later, oneOf, param, readOptions, snapshot, typedArray } from './core/options.js';
@@ -28,6 +29,20 @@ function checkOffsetOrPositions(fn, o) {
 }
 
 /**
+ * The shapes C trusts: rotaryDim even (its pairs size every array), a
+ * model's own frequencies (invFreq) and LongRoPE's lists rotaryDim / 2 long.
+ */
+function checkShapes(fn, rotaryDim, invFreq, sc, rotaryName = 'rotaryDim') {
+  if (rotaryDim % 2) throw fail(RangeError, fn, rotaryName, rowAllows(row('ROTARY_DIM')), rotaryDim);
+  const lists = [['invFreq', invFreq], ['scaling.shortFactor', sc.shortFactor], ['scaling.longFactor', sc.longFactor]];
+  for (const [name, list] of lists) {
+    if (list !== undefined && list.length !== rotaryDim / 2) {
+      throw new RangeError(`posenc.${fn}: ${name} must have rotaryDim / 2 = ${rotaryDim / 2} values, got ${list.length}`);
+    }
+  }
+}
+
+/**
  * One call into C with a posenc_rope (and posenc_rope_axes when `axes`):
  * buffers are the call's own (heapCall's), then the struct(s) and the arrays
  * the rope points at are staged after them; compute receives the call's
@@ -44,6 +59,8 @@ function ropeCall(fn, o, sc, axes, buffers, compute, labels = {}) {
   ];
   const label = ropeLabel(labels.prefix, labels.scaling);
   const given = ropeGiven(o, sc, labels.prefix);
+  // a result out of range names the scaling: every parameter of it, written out
+  const scalingText = (name) => (name.endsWith('scaling') ? `base = ${o.base ?? 10000} with { ${Object.entries(sc).map(([k, v]) => `${k}: ${ArrayBuffer.isView(v) ? `[${v.join(', ')}]` : describe(v)}`).join(', ')} }` : undefined);
   heapCall(fn, all, (...pointers) => {
     const own = pointers.slice(0, buffers.length);
     const pRope = pointers[buffers.length];
@@ -51,7 +68,7 @@ function ropeCall(fn, o, sc, axes, buffers, compute, labels = {}) {
     writeRope(wasm(fn).memory, pRope, o, sc, pointers.slice(buffers.length + (axes ? 2 : 1)));
     if (axes) writeAxes(wasm(fn).memory, pAxes, axes);
     return compute(own, pRope, pAxes);
-  }, { label: labels.label ?? label, given: labels.given ?? given });
+  }, { label: labels.label ?? label, given: labels.given ?? given, givenText: scalingText });
 }
 
 // ------------------------------------------------------------------ API
@@ -108,7 +125,9 @@ export function ropeFrequencies(options) {
   const fn = 'ropeFrequencies';
   const o = readOptions(fn, options, frequenciesSpec);
   checkAxesForm(fn, o);
-  return ropeFrequenciesOf(fn, o, readScaling(fn, o.scaling, o.rotaryDim));
+  const sc = readScaling(fn, o.scaling, o.rotaryDim);
+  checkShapes(fn, o.rotaryDim, undefined, sc);
+  return ropeFrequenciesOf(fn, o, sc);
 }
 
 export const cacheSpec = {
@@ -159,6 +178,7 @@ export function ropeCache(options) {
   const o = readOptions(fn, options, cacheSpec);
   checkOffsetOrPositions(fn, o);
   const sc = readScaling(fn, o.scaling, o.rotaryDim);
+  checkShapes(fn, o.rotaryDim, o.invFreq, sc);
   const axes = readAxes(fn, o, o.rotaryDim);
   if (o.length === undefined && o.positions === undefined && !axes?.positions) {
     throw new TypeError(`posenc.${fn}: length is required (or positions)`);
@@ -229,6 +249,7 @@ export function applyRope(x, options) {
   checkOffsetOrPositions(fn, o);
   const sc = readScaling(fn, o.scaling, o.rotaryDim);
   const rotaryDim = o.rotaryDim ?? o.headDim; // C's default, 0 -> head_dim
+  checkShapes(fn, rotaryDim, o.invFreq, sc, o.rotaryDim === undefined ? `rotaryDim (default headDim = ${o.headDim})` : 'rotaryDim');
   const axes = readAxes(fn, o, rotaryDim);
   const rowElements = elementCount(fn, { batch: o.batch, heads: o.heads, headDim: o.headDim });
   const xLength = countOf(x);

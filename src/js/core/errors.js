@@ -81,6 +81,7 @@ function readCString(memory, ptr) {
  *   label(cName)  the option a C name stands for (default: camelCase)
  *   given(label)  the value the caller gave under that name, or undefined
  *                 (then C's value is shown)
+ *   givenText(label)  or that value already written out (an options object)
  * Statuses the JS checks should have made impossible (a NULL the binding
  * passed) are internal errors.
  */
@@ -93,7 +94,7 @@ export function cError(fn, instance, status, context = {}) {
   // C's reason, its parameters named as the options are, % its bound
   const why = readCString(memory, e.why)?.replace(/\b[a-z]+(?:_[a-z0-9]+)+\b/g, (w) => camel(w)).replace('%', String(e.lo));
   const given = context.given?.(name);
-  const got = describe(given === undefined ? e.value : given);
+  const got = context.givenText?.(name) ?? describe(given === undefined ? e.value : given);
   const rule = RULES[e.rule];
   if (status === STATUS.ERR_NULL_POINTER || e.status !== status || rule === 'none' || rule === 'not_null') {
     return new Error(`posenc.${fn}: internal error ${status} from C (${name})`);

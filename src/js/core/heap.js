@@ -248,7 +248,8 @@ export function checkDisjoint(fn, nameA, a, nameB, b) {
  * (typed.js), never by a subclass's own set() or subarray(). compute returns
  * a posenc status; a refusal throws the error C's record describes
  * (errors.js cError, with `context`: how this function names C's parameters,
- * and what the caller gave), and nothing is copied out.
+ * and what the caller gave), and nothing is copied out; a status the caller
+ * handles itself (context.tolerate) is returned instead.
  */
 export function heapCall(fn, buffers, compute, context) {
   const { exports } = wasm(fn);
@@ -271,6 +272,7 @@ export function heapCall(fn, buffers, compute, context) {
       if (b.copyIn) setInto(new CONSTRUCTORS[b.type](memory.buffer, pointers[i], b.length), subarrayOf(b.array, 0, b.length));
     });
     const status = compute(...pointers);
+    if (status !== 0 && context?.tolerate === status) return status;
     if (status !== 0) throw cError(fn, wasm(fn), status, context);
     buffers.forEach((b, i) => {
       if (!b.copyOut || inPlace[i]) return;

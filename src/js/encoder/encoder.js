@@ -10,7 +10,7 @@ import { setInto } from '../core/typed.js';
 import { checkListable, tensorLayout, tensorsOf } from './layout.js';
 import { CONFIG_WORDS, configArrays, configContext, nativeSizes, writeConfig } from './native-config.js';
 import {
-  CONFIG_METADATA_KEY, deepFreeze, deepSnapshot, modelSpec, readCreateOptions, readMask, readTokens, resolveConfig,
+  CONFIG_METADATA_KEY, checkResolved, deepFreeze, deepSnapshot, modelSpec, readCreateOptions, readMask, readTokens, resolveConfig,
 } from './options.js';
 import { Decoder, argmax, readDecoderOptions } from './decoder.js';
 import { MAX_HEADER_BYTES, headerBytes, writeSafetensors } from './safetensors.js';
@@ -33,6 +33,7 @@ export function createEncoder(options) {
   const fn = 'createEncoder';
   const { o, source, fromFile } = readCreateOptions(fn, options);
   const config = resolveConfig(fn, o);
+  checkResolved(fn, config);
   const layout = tensorLayout(fn, config);
   let host;
   try {
@@ -119,7 +120,7 @@ class Encoder {
    * decides (one formula, in include/posenc.h).
    */
   #sizes(fn, seq) {
-    return nativeSizes(fn, this.#buffers.config.pointer(fn), this.#buffers.sizes.pointer(fn), seq);
+    return nativeSizes(fn, this.#buffers.config.pointer(fn), this.#buffers.sizes.pointer(fn), seq, this.#context);
   }
 
   /**
@@ -436,6 +437,7 @@ export function encoderTensorShapes(options) {
   const c = resolveConfig(fn, readOptions(fn, options, modelSpec));
   // one pass, no list of entries beside the result; each shape its own array (the
   // layers share their template's)
+  checkResolved(fn, c);
   const layout = tensorLayout(fn, c);
   checkListable(fn, layout);
   const shapes = {};

@@ -5,7 +5,7 @@
 import {
   activation, encoder_config as CONFIG, lm_head, norm_placement, positional, query_scale, status as STATUS,
 } from '../../../build/abi.js';
-import { camel } from '../core/errors.js';
+import { cError, camel } from '../core/errors.js';
 import { allocateFor, heapCall } from '../core/heap.js';
 import { elementCount } from '../core/options.js';
 import { wasm } from '../core/instance.js';
@@ -79,7 +79,7 @@ export function writeConfig(fn, ptr, c, sc, pointers = []) {
 
 // The options a C field of the config stands for ('d_ff' -> 'dFF', 'base' ->
 // 'positional.base'): the positional scheme's settings are positional's.
-const TOP = { d_ff: 'dFF', lm_head: 'lmHead', seq: 'tokens.length', max_length: 'maxLength' };
+const TOP = { d_ff: 'dFF', lm_head: 'lmHead', seq: 'tokens.length', max_length: 'maxLength', head_dim: 'headDim = dModel / heads' };
 const POSITIONAL_FIELDS = ['base', 'layout', 'rotary_dim', 'precision', 'max_bias', 'num_buckets', 'max_distance', 'd_model_layout'];
 
 /** How errors name a config's C fields, and what the caller gave (context of heapCall and cError). */
@@ -118,7 +118,7 @@ export function checkConfig(fn, c) {
     ], (pConfig, pSizes) => {
       writeConfig(fn, pConfig, c, sc, pointers(fn));
       return exports.posenc_encoder_sizes(pConfig, 0, pSizes, pSizes + 4);
-    }, configContext(c));
+    }, { ...configContext(c), tolerate: STATUS.ERR_SIZE_OVERFLOW }); // past size_t: layout.js names the tensor
   } finally {
     arrays.forEach((a) => a.free());
   }
@@ -127,15 +127,17 @@ export function checkConfig(fn, c) {
 
 /**
  * posenc_encoder_sizes for the config at configPtr and seq tokens:
- * { params, work } floats, with `sizes` two words of scratch at sizesPtr.
+ * { params, work } floats, with `sizes` two words of scratch at sizesPtr;
+ * errors named by `context` (configContext's).
  */
-export function nativeSizes(fn, configPtr, sizesPtr, seq) {
-  const { exports, memory } = wasm(fn);
+export function nativeSizes(fn, configPtr, sizesPtr, seq, context) {
+  const instance = wasm(fn);
+  const { exports, memory } = instance;
   const status = exports.posenc_encoder_sizes(configPtr, seq, sizesPtr, sizesPtr + 4);
   if (status === STATUS.ERR_SIZE_OVERFLOW) {
     throw new RangeError(`posenc.${fn}: the workspace for tokens.length = ${seq} does not fit in wasm32's size_t (it grows as seq * seq * heads)`);
   }
-  if (status !== STATUS.OK) throw new Error(`posenc.${fn}: internal error ${status} from posenc_encoder_sizes`);
+  if (status !== STATUS.OK) throw cError(fn, instance, status, context);
   const [params, work] = new Uint32Array(memory.buffer, sizesPtr, 2);
   return { params, work: elementCount(fn, { workspace: work }) };
 }

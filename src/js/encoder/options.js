@@ -199,8 +199,8 @@ export function readCreateOptions(fn, options) {
 
 /**
  * The config an Encoder keeps: the options read, what one option says about
- * another, RoPE's rotaryDim (default headDim); then checked in C, where every
- * range is (posenc_encoder_config), with RoPE's frequencies.
+ * another, RoPE's rotaryDim (default headDim). Its ranges are C's
+ * (checkResolved, before the tensors' counts: layout.js).
  */
 export function resolveConfig(fn, o) {
   const { weights: _, ...c } = o;
@@ -210,8 +210,12 @@ export function resolveConfig(fn, o) {
     throw new RangeError(`posenc.${fn}: tieEmbeddings: true is an LM head (its weight is embed.weight), got lmHead: false beside it`);
   }
   c.lmHead = c.tieEmbeddings || c.lmHead === true;
+  return c;
+}
+
+/** Checks a resolved config in C: every rule of posenc_encoder_config, and RoPE's frequencies; errors name the options. */
+export function checkResolved(fn, c) {
   checkConfig(fn, c);
   const p = c.positional;
   if (p.type === 'rope') ropeFrequenciesOf(fn, p, scalingOf(p), { prefix: 'positional.', scaling: (key) => `positional.scaling.${key}` });
-  return c;
 }
