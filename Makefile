@@ -38,8 +38,8 @@ WASM_BASE   := dist/posenc-baseline.wasm
 ENC_WASM    := dist/posenc-encoder.wasm
 ENC_BASE    := dist/posenc-encoder-baseline.wasm
 JS_DIST := dist/posenc.mjs dist/posenc.cjs dist/posenc.d.ts dist/posenc.d.cts \
-           dist/encoder.mjs dist/encoder.cjs dist/encoder.d.ts dist/encoder.d.cts
-JS_SRCS := $(shell find src/js -name '*.js' -o -name '*.d.ts')
+           dist/encoder.mjs dist/encoder.cjs dist/encoder.d.ts dist/encoder.d.cts dist/cli.mjs
+JS_SRCS := $(shell find src/js src/cli -name '*.js' -o -name '*.d.ts')
 
 NODE_STAMP := node_modules/.package-lock.json
 
