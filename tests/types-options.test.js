@@ -37,9 +37,10 @@ import { COMMANDS, optionOf } from '../src/cli/commands.js';
 import { declaredDocs, documentedDefault } from './declarations.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+// the declarations as shipped: written from src/js/*.d.ts and the parameter table
 const TEXT = {
-  posenc: readFileSync(join(ROOT, 'src/js/posenc.d.ts'), 'utf8'),
-  encoder: readFileSync(join(ROOT, 'src/js/encoder.d.ts'), 'utf8'),
+  posenc: readFileSync(join(ROOT, 'dist/posenc.d.ts'), 'utf8'),
+  encoder: readFileSync(join(ROOT, 'dist/encoder.d.ts'), 'utf8'),
 };
 
 // Where each spec is declared: { entry, spec, type } with type a declared

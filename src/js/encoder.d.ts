@@ -25,14 +25,14 @@ export type PositionalType = 'none' | 'sinusoidal' | 'rope' | 'alibi' | 't5' | '
 export const POSITIONAL_TYPES: readonly PositionalType[];
 export type Positional =
   | { type: 'none' }
-  /** x = E[t] * embedScale + PE; base default 10000, layout default 'interleaved' */
+  /** x = E[t] * embedScale + PE; base: {{BASE}}; layout default 'interleaved' */
   | { type: 'sinusoidal'; base?: number; layout?: SinusoidalLayout }
-  /** q and k rotated in every layer; base default 10000, rotaryDim default headDim, layout default 'half', precision default 'float64' */
+  /** q and k rotated in every layer; base: {{BASE}}; rotaryDim default headDim, layout default 'half', precision default 'float64' */
   | { type: 'rope'; base?: number; scaling?: RopeScaling | null; rotaryDim?: number; layout?: RopeLayout; precision?: RopePrecision; mropeSection?: readonly [number, number, number]; mropeInterleaved?: boolean }
-  /** -m_h |i - j| added to the scores; maxBias default 8 */
+  /** -m_h |i - j| added to the scores; maxBias: {{MAX_BIAS}} */
   | { type: 'alibi'; maxBias?: number }
   /** a learned bucket bias (tensor relative_attention_bias.weight [numBuckets][heads]), shared by all layers */
-  | { type: 't5'; /** default 32 */ numBuckets?: number; /** default 128 */ maxDistance?: number; /** default true */ bidirectional?: boolean }
+  | { type: 't5'; /** {{NUM_BUCKETS}} */ numBuckets?: number; /** {{MAX_DISTANCE}} */ maxDistance?: number; /** default true */ bidirectional?: boolean }
   /** x = E[t] * embedScale + pos_embed[s] (tensor pos_embed.weight [maxLength][dModel]); at most maxLength tokens */
   | { type: 'learned'; maxLength: number };
 
@@ -43,7 +43,7 @@ export type Positional =
  */
 export type QueryScale =
   | { type: 'none' }
-  | { type: 'llama4'; /** > 0; default 8192 */ floorScale?: number; /** default 0.1 */ attnScale?: number }
+  | { type: 'llama4'; /** {{FLOOR_SCALE}} */ floorScale?: number; /** {{ATTN_SCALE}} (0: no scale) */ attnScale?: number }
   | { type: 'ministral3'; beta: number; originalMaxPositionEmbeddings: number };
 
 export const SAFETENSORS_DTYPES: readonly ('F32' | 'F16' | 'BF16' | 'F64')[];
@@ -91,7 +91,7 @@ export interface EncoderShapeOptions {
   finalNorm?: boolean;
   /** default (and 0) sqrt(dModel) */
   embedScale?: number;
-  /** default 1e-5 */
+  /** {{NORM_EPS}} */
   normEps?: number;
   /** rows of language_embed.weight, added to every token by forward({ language }); default 0 */
   languages?: number;
