@@ -323,9 +323,10 @@ typedef struct posenc_encoder_config {
     P(TOKEN_COUNT,       "seq",               INTEGER,  0, POSENC_POSITION_MAX + 1.0, 0)           \
     P(LANGUAGE,          "language",          INTEGER,  -1, POSENC_POSITION_MAX, 0)                \
     P(DECODER_MAX_LENGTH, "max_length",       INTEGER,  1, POSENC_POSITION_MAX + 1.0, 0)           \
-    P(MAX_FEED,          "max_feed",          INTEGER,  1, POSENC_POSITION_MAX + 1.0, 0)           \
-    P(CACHED,            "length",            INTEGER,  0, POSENC_POSITION_MAX + 1.0, 0)           \
     P(FEED_COUNT,        "count",             INTEGER,  1, POSENC_POSITION_MAX + 1.0, 0)           \
+    P(TEMPERATURE,       "temperature",       AT_LEAST, 0, POSENC_REAL_MAX,     0)                 \
+    P(TOP_K,             "top_k",             INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(TOP_P,             "top_p",             AT_LEAST, 0, 1,                   0)                 \
     P(COLS,              "cols",              INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
     P(IN_FEATURES_NN,    "in_features",       INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
     P(OUT_FEATURES,      "out_features",      INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
@@ -438,109 +439,130 @@ POSENC_API int posenc_encoder_logits(float *out, size_t out_len, const posenc_en
                                      float *work, size_t work_len);
 
 /*
- * Incremental decoding with a KV cache: the next-token logits of a causal
- * language model (an encoder config with an LM head) after each token, at
- * O(length) per token instead of O(length^2) for the whole prefix again.
+ * Generation with a KV cache: a decoder state holds a sequence of a causal
+ * language model (an encoder config with an LM head) and gives the
+ * next-token logits after each feed, at O(length) per token instead of
+ * O(length^2) for the whole prefix again. The state is the one object of
+ * posenc that allocates: posenc_decoder_create makes it, posenc_decoder_free
+ * frees it; it owns its cache, its workspace and copies of what the config
+ * points at (RoPE's factor lists), and borrows `params`, which must stay
+ * valid and unchanged while it lives. A state is used by one thread at a time.
  *
- * The cache holds every layer's keys and values of the tokens fed so far,
- * as posenc_encoder_logits(causal = 1) computes them, caller-owned:
+ * The cache holds every layer's keys and values of the tokens fed so far, as
+ * posenc_encoder_logits(causal = 1) computes them: [layers][2][capacity][d],
+ * keys rotated at their positions under ROPE (never scaled). Its capacity
+ * starts at min(max_length, 256) rows and doubles, up to max_length (the
+ * rows are moved, not recomputed).
  *
- *   cache [layers][2][max_length][d_model], d = d_model, M = max_length:
- *
- *   | layer 0: K[0] K[1] .. K[M-1] | V[0] .. V[M-1] | layer 1: K[0] .. | ..
- *              ^ row p: the key of the token at position p, all heads
- *                [h0: head_dim | h1: head_dim | ..], stored as attention
- *                reads it: rotated at p under ROPE (never scaled)
- *
- *   cache_len = layers * 2 * max_length * d_model floats
- *
- * A sequence starts with length = 0. posenc_decoder_feed appends `count`
- * tokens at positions [length, length + count) (a prompt, then one token at
- * a time) and writes the logits after the last of them; the caller then
- * passes length + count. Rows >= length are free space: a call that fails
- * leaves rows < length as they were, so the sequence goes on.
- *
- * Each scheme, for a new token at position i attending to the cached keys
- * j <= i (the causal mask is implied: decoding is causal):
+ * Each feed appends tokens at positions [length, length + count) and writes
+ * the logits after the last of them. Per scheme, for a new token at
+ * position i attending to the cached keys j <= i:
  *   NONE        nothing positional
  *   SINUSOIDAL  x = E[t] * embed_scale + PE(i)
- *   LEARNED     x = E[t] * embed_scale + pos_embed[i]  (i < config max_length)
- *   ROPE        the new query and key rotated at i with config->rope_inv_freq
- *               as passed to this call; cached keys keep the rotation they
- *               were stored with
- *   ALIBI, T5   the bias row of query i against keys 0 .. i, the causal
- *               form's (-m_h (i - j); T5's bucket(j - i), bidirectional or
- *               not as t5_unidirectional says)
+ *   LEARNED     x = E[t] * embed_scale + pos_embed[i]  (i < learned.max_length)
+ *   ROPE        the new query and key rotated at i; cached keys keep the
+ *               rotation they were stored with
+ *   ALIBI, T5   the bias of distance i - j (the causal forms); the state
+ *               keeps one row of biases by distance and computes only the
+ *               new distances of each feed
  *   query_scale q multiplied by s(i)
  * With fixed frequencies, the logits after each feed equal row length +
- * count - 1 of posenc_encoder_logits(causal = 1) on the whole sequence, to
- * ~1e-6 relative (RoPE and sinusoidal tables compute a call's first row
- * directly and step from there: the last bits may differ; tested to 1e-5).
+ * count - 1 of posenc_encoder_logits(causal = 1) on the whole sequence
+ * (RoPE and sinusoidal tables compute a call's first row directly and step
+ * from there: the last bits may differ; tested to 1e-5).
  *
- * Frequencies that depend on the sequence length (dynamic NTK, LongRoPE):
- * transformers' generate recomputes them at each forward call from seq_len =
- * the length after the call's tokens (modeling_rope_utils.py
- * dynamic_rope_update), and rotates only the call's new queries and keys with
- * them; keys already cached keep their rotation. posenc does the same when
- * the caller passes, at each call, the frequencies of length + count
- * (posenc_rope_frequencies with seq_len = length + count): the logits are
- * then transformers' KV-cache generation. Once the length passes M (dynamic
- * NTK), that is not the full pass of the same tokens, which rotates every key
- * with the frequencies of the final length; one call with the whole sequence
- * is that full pass. The LongRoPE models (Phi-3 and its kin) drop the cache
- * when the sequence first passes O and feed it whole again
- * (prepare_inputs_for_generation), so that every key takes the long factors:
- * a caller does that with one call at length 0 (posenc/encoder's decoder
- * does).
+ * Frequencies that depend on the sequence length (DYNAMIC, LONGROPE with
+ * rope.seq_len 0) follow transformers' cached generation: each feed computes
+ * them for seq_len = length + count (modeling_rope_utils.py
+ * dynamic_rope_update) and rotates only its new queries and keys with them;
+ * cached keys keep theirs. The LongRoPE models (Phi-3 and its kin) drop the
+ * cache when the sequence first passes original_max_position_embeddings O
+ * and feed it whole again (Phi3ForCausalLM prepare_inputs_for_generation),
+ * so that every key takes the long factors: so does the state, keeping the
+ * tokens fed to do it.
  */
+typedef struct posenc_decoder posenc_decoder;
 
 /*
- * posenc_decoder_sizes: the floats of the KV cache for sequences of up to
- * max_length tokens, and of the workspace posenc_decoder_feed needs to append
- * up to max_feed tokens in one call (the longest prompt; 1 for generation
- * alone). Nothing is allocated.
- *
- *   config      as posenc_encoder_forward, with an LM head (OWN or TIED)
- *   max_length  1 .. POSENC_POSITION_MAX + 1; LEARNED: <= config max_length
- *   max_feed    1 .. max_length
- *   cache_len   layers * 2 * max_length * d_model
- *   work_len    3 f d + f max(d, d_ff) + min(4, f) M  (+ heads M for ALIBI
- *               and T5: the bias rows), f = max_feed, M = max_length,
- *               d = d_model
+ * posenc_decoder_create: *out = a new state for sequences of up to
+ * max_length tokens (0: POSENC_POSITION_MAX + 1; LEARNED: at most
+ * learned.max_length, 0 selects it), every token with language row
+ * `language` (-1: none). The config is checked once, here, and copied.
+ * POSENC_ERR_SIZE_OVERFLOW also when memory cannot be had (the record names
+ * what was asked); *out is NULL on any error.
  */
-POSENC_API int posenc_decoder_sizes(const posenc_encoder_config *config, size_t max_length, size_t max_feed,
-                                    size_t *cache_len, size_t *work_len);
+POSENC_API int posenc_decoder_create(posenc_decoder **out, const posenc_encoder_config *config,
+                                     const float *params, size_t params_len, size_t max_length,
+                                     int32_t language);
 
 /*
- * posenc_decoder_feed: appends tokens[0 .. count) at positions [length,
- * length + count) to the cache and writes logits [vocab_size], the
- * next-token logits after the last of them (row length + count - 1 of
- * posenc_encoder_logits, formula above). Cost: count new rows through every
- * layer, each attending to length + count keys.
- *
- *   logits      logits_len >= vocab_size
- *   config, params, params_len   as posenc_encoder_logits (an LM head)
- *   cache       cache_len >= the size query's for max_length (NULL when
- *               that is 0: no layers); rows < length hold the sequence so far
- *   max_length  the cache's rows per layer, as in the size query
- *   length      tokens already cached, <= max_length
- *   count       1 .. max_length (else POSENC_ERR_INVALID_ARGUMENT, as
- *               max_feed of the size query); length + count <= max_length,
- *               else POSENC_ERR_BUFFER_TOO_SMALL (the cache is full); LEARNED:
- *               length + count <= config max_length, else
- *               POSENC_ERR_INVALID_ARGUMENT (no position row past it)
- *   tokens      count ids in [0, vocab_size)
- *   language    -1: none; else a row < languages (every token of a sequence
- *               normally takes the same)
- *   work        work_len >= the size query's for (max_length, count)
- *   logits, cache and work are written while params, tokens and
- *   rope_inv_freq are read: none of the three may overlap another or those
- *   (POSENC_ERR_INVALID_ARGUMENT).
+ * posenc_decoder_feed: appends tokens[0 .. count) (count >= 1, ids in
+ * [0, vocab_size)) and writes the next-token logits after the last of them
+ * to logits (logits_len >= vocab_size), or keeps them only (logits NULL,
+ * logits_len 0: posenc_decoder_logits reads them). length + count must not
+ * pass max_length (POSENC_ERR_BUFFER_TOO_SMALL: the sequence is full). A
+ * call that fails leaves the sequence as it was.
  */
-POSENC_API int posenc_decoder_feed(float *logits, size_t logits_len, const posenc_encoder_config *config,
-                                   const float *params, size_t params_len, float *cache, size_t cache_len,
-                                   size_t max_length, size_t length, const int32_t *tokens, size_t count,
-                                   int32_t language, float *work, size_t work_len);
+POSENC_API int posenc_decoder_feed(posenc_decoder *d, const int32_t *tokens, size_t count, float *logits,
+                                   size_t logits_len);
+
+/* The logits of the last feed, vocab_size floats (valid until the next feed,
+ * reset or free); NULL before any feed. */
+POSENC_API const float *posenc_decoder_logits(const posenc_decoder *d);
+
+/* Tokens in the sequence now. */
+POSENC_API size_t posenc_decoder_length(const posenc_decoder *d);
+
+/* Bytes the state holds (its cache, workspace and copies). */
+POSENC_API size_t posenc_decoder_memory(const posenc_decoder *d);
+
+/* Starts a new sequence (length 0), keeping the memory. */
+POSENC_API int posenc_decoder_reset(posenc_decoder *d);
+
+/* Frees the state (NULL: nothing). */
+POSENC_API void posenc_decoder_free(posenc_decoder *d);
+
+/*
+ * How the next token is chosen from the logits (posenc_decoder_sample):
+ *   temperature  0: greedy, the largest logit (the first of equal ones; a NaN
+ *                counts as the largest, as torch.argmax); else > 0: sampled
+ *                from softmax(logits / temperature)
+ *   top_k        0: every token; else only the top_k largest (HF's
+ *                TopKLogitsWarper; ties by lower id)
+ *   top_p        0 or 1: every token; else in (0, 1): the fewest most probable
+ *                tokens whose probabilities sum to at least top_p (HF's
+ *                TopPLogitsWarper, at least one kept)
+ * Sampling draws u in [0, 1) from the caller's generator state (*rng, a
+ * 64-bit seed: SplitMix64, Steele et al. 2014), walks the kept tokens from
+ * the most probable and takes the first whose cumulative probability passes
+ * u. Every step is integer or double arithmetic in a fixed order (posenc's
+ * own exp): the same seed gives the same tokens in every build.
+ */
+typedef struct posenc_sampling {
+    double temperature;
+    size_t top_k;
+    double top_p;
+} posenc_sampling;
+
+/*
+ * posenc_decoder_sample: *token = the next token after the last feed, chosen
+ * as s says (NULL: greedy); rng is read and advanced when sampling (may be
+ * NULL when greedy). Needs a feed before it.
+ */
+POSENC_API int posenc_decoder_sample(posenc_decoder *d, const posenc_sampling *s, uint64_t *rng,
+                                     int32_t *token);
+
+/*
+ * posenc_decoder_generate: feeds the prompt (prompt_len >= 1), then samples
+ * and feeds one token at a time, writing each new token to out, until
+ * out_len tokens are written or a token of stop[0 .. stop_len) is written
+ * (it is written, and not fed); *written = the tokens written. The last
+ * token is never fed back, so the sequence holds at most prompt_len +
+ * out_len - 1 tokens. rng as posenc_decoder_sample.
+ */
+POSENC_API int posenc_decoder_generate(posenc_decoder *d, const int32_t *prompt, size_t prompt_len,
+                                       const posenc_sampling *s, uint64_t *rng, const int32_t *stop,
+                                       size_t stop_len, int32_t *out, size_t out_len, size_t *written);
 
 #ifdef __cplusplus
 }
