@@ -64,7 +64,8 @@ typedef enum posenc_status {
     POSENC_ERR_NULL_POINTER = -1,     /* a required pointer is NULL          */
     POSENC_ERR_INVALID_ARGUMENT = -2, /* a value outside its documented range */
     POSENC_ERR_SIZE_OVERFLOW = -3,    /* a size product overflows size_t      */
-    POSENC_ERR_BUFFER_TOO_SMALL = -4  /* out_len < the elements required      */
+    POSENC_ERR_BUFFER_TOO_SMALL = -4, /* out_len < the elements required      */
+    POSENC_ERR_OUT_OF_MEMORY = -5     /* the allocator refused (posenc_decoder) */
 } posenc_status;
 
 /* A static, human-readable name for a status; "unknown status" otherwise. */
@@ -91,7 +92,8 @@ typedef enum posenc_rule {
     POSENC_RULE_LENGTH = 9,   /* a buffer of at least lo elements                   */
     POSENC_RULE_DISJOINT = 10,/* a buffer that shares no memory with `other`        */
     POSENC_RULE_SIZE = 11,    /* sizes whose product (value * lo) fits size_t       */
-    POSENC_RULE_RESULT = 12   /* values whose result is out of range: `why` says    */
+    POSENC_RULE_RESULT = 12,  /* values whose result is out of range: `why` says    */
+    POSENC_RULE_MEMORY = 13   /* `value` bytes the allocator could not give         */
 } posenc_rule;
 
 /* The largest finite double: a bound that is no bound. */

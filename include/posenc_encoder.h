@@ -488,8 +488,8 @@ typedef struct posenc_decoder posenc_decoder;
  * max_length tokens (0: POSENC_POSITION_MAX + 1; LEARNED: at most
  * learned.max_length, 0 selects it), every token with language row
  * `language` (-1: none). The config is checked once, here, and copied.
- * POSENC_ERR_SIZE_OVERFLOW also when memory cannot be had (the record names
- * what was asked); *out is NULL on any error.
+ * POSENC_ERR_OUT_OF_MEMORY when the allocator refuses (the record names
+ * what was asked, and its bytes); *out is NULL on any error.
  */
 POSENC_API int posenc_decoder_create(posenc_decoder **out, const posenc_encoder_config *config,
                                      const float *params, size_t params_len, size_t max_length,
@@ -500,8 +500,9 @@ POSENC_API int posenc_decoder_create(posenc_decoder **out, const posenc_encoder_
  * [0, vocab_size)) and writes the next-token logits after the last of them
  * to logits (logits_len >= vocab_size), or keeps them only (logits NULL,
  * logits_len 0: posenc_decoder_logits reads them). length + count must not
- * pass max_length (POSENC_ERR_BUFFER_TOO_SMALL: the sequence is full). A
- * call that fails leaves the sequence as it was.
+ * pass max_length (POSENC_ERR_BUFFER_TOO_SMALL: the sequence is full);
+ * POSENC_ERR_OUT_OF_MEMORY when the cache cannot grow. A call that fails
+ * leaves the sequence as it was.
  */
 POSENC_API int posenc_decoder_feed(posenc_decoder *d, const int32_t *tokens, size_t count, float *logits,
                                    size_t logits_len);
@@ -512,6 +513,9 @@ POSENC_API const float *posenc_decoder_logits(const posenc_decoder *d);
 
 /* Tokens in the sequence now. */
 POSENC_API size_t posenc_decoder_length(const posenc_decoder *d);
+
+/* The most tokens the sequence may hold (create's max_length, 0 resolved). */
+POSENC_API size_t posenc_decoder_max_length(const posenc_decoder *d);
 
 /* Bytes the state holds (its cache, workspace and copies). */
 POSENC_API size_t posenc_decoder_memory(const posenc_decoder *d);
@@ -533,10 +537,11 @@ POSENC_API void posenc_decoder_free(posenc_decoder *d);
  *                tokens whose probabilities sum to at least top_p (HF's
  *                TopPLogitsWarper, at least one kept)
  * Sampling draws u in [0, 1) from the caller's generator state (*rng, a
- * 64-bit seed: SplitMix64, Steele et al. 2014), walks the kept tokens from
- * the most probable and takes the first whose cumulative probability passes
- * u. Every step is integer or double arithmetic in a fixed order (posenc's
- * own exp): the same seed gives the same tokens in every build.
+ * 64-bit seed: SplitMix64, Steele et al. 2014; u = (next >> 11) * 2^-53),
+ * walks the kept tokens in id order and takes the first whose cumulative
+ * probability (renormalised over the kept) passes u. Every step is integer
+ * or double arithmetic in a fixed order (posenc's own exp): the same seed
+ * gives the same tokens in every build.
  */
 typedef struct posenc_sampling {
     double temperature;

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { encoder_config as CONFIG, rope as ROPE, rope_axes as AXES, status as STATUS } from '../build/abi.js';
+import { encoder_config as CONFIG, lm_head as LM_HEAD, rope as ROPE, rope_axes as AXES, sampling as SAMPLING, status as STATUS } from '../build/abi.js';
 import { writeStruct } from '../src/js/core/struct.js';
 import { posenc } from './helpers.js';
 
@@ -321,7 +321,7 @@ test.each([
 
 test.each([
   ['none', 0], ['sinusoidal', 1], ['rope', 2], ['alibi', 3], ['t5', 4], ['learned', 5],
-])('the decoder (%s): a prompt then one token at a time, logits and the cache identical; query scales', (name, positional) => {
+])('the decoder state (%s): a prompt then one token at a time, the logits identical; sampled generation the same tokens from the same seed', (name, positional) => {
   const [V, D, H, FF, L, M] = [18, 24, 3, 40, 2, 26];
   const HD = D / H;
   const invFreq = Float64Array.from({ length: HD / 2 }, (_, k) => Math.pow(10000, (-2 * k) / HD));
@@ -332,41 +332,70 @@ test.each([
   const tokens = Int32Array.from({ length: M }, (_, i) => (i * 5 + 1) % V);
   const [pl] = [L * (4 * (D * D + D) + 4 * D + 2 * FF * D + FF + D) + V * D + 2 * D + V * D + (positional === 5 ? M * D : 0) + (positional === 4 ? 32 * H : 0)];
   const params = noise(pl, 0.4, 20 + positional);
-  const cacheLen = L * 2 * M * D;
-  const workLen = 3 * 8 * D + 8 * FF + 4 * M + H * M;
-  // the prompt of 8, then one token at a time: every step's logits, and the whole cache at the end
-  const [steps, cache] = sameBuffers([params, tokens], [(M - 7) * V * 4, cacheLen * 4, workLen * 4, CONFIG_BYTES + invFreq.byteLength], (e, pp, pt, pout, pcache, pwork, pc) => {
+  const GEN = 12;
+  // the prompt of 8, then one token at a time: every step's logits; then a
+  // sampled generation of GEN tokens after a reset, and the generator's state after
+  const [steps, generated] = sameBuffers([params, tokens], [(M - 7) * V * 4, GEN * 4 + 16, CONFIG_BYTES + invFreq.byteLength + SAMPLING.bytes + 16], (e, pp, pt, pout, pgen, pc) => {
     new Uint8Array(e.memory.buffer, pc, CONFIG_BYTES).set(encoderConfig({ ...cfg, rope: { inv_freq: pc + CONFIG_BYTES } }));
     new Float64Array(e.memory.buffer, pc + CONFIG_BYTES, invFreq.length).set(invFreq);
-    let status = e.posenc_decoder_feed(pout, V, pc, pp, pl, pcache, cacheLen, M, 0, pt, 8, -1, pwork, workLen);
-    for (let p = 8; p < M && status === 0; p++) {
-      status = e.posenc_decoder_feed(pout + (p - 7) * V * 4, V, pc, pp, pl, pcache, cacheLen, M, p, pt + 4 * p, 1, -1, pwork, workLen);
-    }
-    new Uint8Array(e.memory.buffer, pwork, workLen * 4).fill(0); // scratch: not compared
+    const ps = pc + CONFIG_BYTES + invFreq.byteLength;
+    const pword = ps + SAMPLING.bytes;
+    let status = e.posenc_decoder_create(pword, pc, pp, pl, M, -1);
+    if (status !== 0) return status;
+    const d = new Uint32Array(e.memory.buffer, pword, 1)[0];
+    status = e.posenc_decoder_feed(d, pt, 8, pout, V);
+    for (let p = 8; p < M && status === 0; p++) status = e.posenc_decoder_feed(d, pt + 4 * p, 1, pout + (p - 7) * V * 4, V);
+    writeStruct(e.memory, ps, SAMPLING, { temperature: 0.9, top_k: 7, top_p: 0.95 });
+    const prng = pgen + GEN * 4;
+    new DataView(e.memory.buffer).setBigUint64(prng, 0x9e3779b97f4a7c15n, true);
+    if (status === 0) status = e.posenc_decoder_reset(d);
+    if (status === 0) status = e.posenc_decoder_generate(d, pt, 5, ps, prng, 0, 0, pgen, GEN, prng + 8);
+    e.posenc_decoder_free(d);
     return status;
   });
   expect(new Float32Array(steps.buffer, steps.byteOffset, (M - 7) * V).every(Number.isFinite)).toBe(true);
-  expect(new Float32Array(cache.buffer, cache.byteOffset, cacheLen).every(Number.isFinite)).toBe(true);
+  const out = new DataView(generated.buffer, generated.byteOffset);
+  expect(out.getUint32(GEN * 4 + 8, true)).toBe(GEN); // written
+  const ids = Array.from({ length: GEN }, (_, i) => out.getInt32(4 * i, true));
+  expect(ids.every((t) => t >= 0 && t < V)).toBe(true);
+  expect(new Set(ids).size).toBeGreaterThan(1); // sampled, not one token over and over
 });
 
-// wasm32's size_t: a cache of 2^31 rows is layers * 2 * 2^31 * dModel floats, past
-// 2^32 (2 * max_length alone wraps to 0 there): a size overflow, never a size
-test.each([['simd'], ['baseline']])('posenc_decoder_sizes in wasm32 (%s): 2^31 rows is a size overflow, 2^30 rows of one layer of d = 1 fits', (build) => {
-  const e = build === 'simd' ? simd : base;
-  const sizes = (cfg, rows) => {
-    const p = e.malloc(CONFIG_BYTES + 8);
-    new Uint8Array(e.memory.buffer, p, CONFIG_BYTES).set(encoderConfig(cfg));
-    new Uint32Array(e.memory.buffer, p + CONFIG_BYTES, 2).fill(0); // a failed call writes nothing: 0 stays
-    const status = e.posenc_decoder_sizes(p, rows, 1, p + CONFIG_BYTES, p + CONFIG_BYTES + 4);
-    const [cache] = new Uint32Array(e.memory.buffer, p + CONFIG_BYTES, 1);
-    e.free(p);
-    return [status, cache];
-  };
-  const cfg = { vocab_size: 13, d_model: 12, heads: 3, d_ff: 10, layers: 2, positional: 0, lm_head: 1 };
-  expect(sizes(cfg, 2 ** 31)).toEqual([STATUS.ERR_SIZE_OVERFLOW, 0]);
-  expect(sizes(cfg, 2 ** 30)[0]).toBe(STATUS.ERR_SIZE_OVERFLOW);
-  const [status, cache] = sizes({ ...cfg, d_model: 1, heads: 1, layers: 1 }, 2 ** 30);
-  expect([status, cache]).toEqual([0, 2 ** 31]);
+// wasm32's size_t and the allocator: the decoder state's cache as it grows
+// past what wasm memory can hold is POSENC_ERR_OUT_OF_MEMORY (its bytes
+// named), past size_t a size overflow; the state stays usable
+test.each([['posenc-encoder.wasm'], ['posenc-encoder-baseline.wasm']])('the decoder state in wasm32 (%s): a cache the allocator cannot give is out of memory, the sequence as it was', async (file) => {
+  const e = await load(file); // its own instance: this one's memory ends at 4 GiB
+  const D = 256;
+  const cfg = { vocab_size: 5, d_model: D, heads: 1, d_ff: 1, layers: 1, positional: 0, lm_head: LM_HEAD.indexOf('tied') };
+  const pc = e.malloc(CONFIG_BYTES + 16);
+  new Uint8Array(e.memory.buffer, pc, CONFIG_BYTES).set(encoderConfig(cfg));
+  expect(e.posenc_encoder_sizes(pc, 1, pc + CONFIG_BYTES, pc + CONFIG_BYTES + 4)).toBe(0);
+  const pl = new Uint32Array(e.memory.buffer, pc + CONFIG_BYTES, 1)[0];
+  const pp = e.malloc(pl * 4);
+  new Float32Array(e.memory.buffer, pp, pl).fill(0.01);
+  const pword = pc + CONFIG_BYTES;
+  expect(e.posenc_decoder_create(pword, pc, pp, pl, 0, -1)).toBe(0);
+  const d = new Uint32Array(e.memory.buffer, pword, 1)[0];
+  const pt = pword + 8;
+  new Int32Array(e.memory.buffer, pt, 1)[0] = 3;
+  // hold memory until the first cache (256 rows * 2 * 256 floats = 512 KiB) cannot be had
+  const held = [];
+  for (let size = 2 ** 30; size >= 2 ** 16; size /= 2) {
+    for (let p = e.malloc(size); p !== 0; p = e.malloc(size)) held.push(p);
+  }
+  expect(e.posenc_decoder_feed(d, pt, 1, 0, 0)).toBe(STATUS.ERR_OUT_OF_MEMORY);
+  const err = e.posenc_last_error() >>> 0;
+  const view = new DataView(e.memory.buffer);
+  expect(view.getInt32(err, true)).toBe(STATUS.ERR_OUT_OF_MEMORY);
+  expect(e.posenc_decoder_length(d)).toBe(0);
+  for (const p of held) e.free(p);
+  expect(e.posenc_decoder_feed(d, pt, 1, 0, 0)).toBe(0);
+  expect(e.posenc_decoder_length(d)).toBe(1);
+  expect(e.posenc_decoder_memory(d) >>> 0).toBeGreaterThan(256 * 2 * D * 4);
+  e.posenc_decoder_free(d);
+  e.free(pp);
+  e.free(pc);
 });
 
 test("init({ simd: false }) loads the baseline build through the public API, same values", async () => {

@@ -98,7 +98,7 @@ describe('createEncoder weights: names, shapes and dtypes', () => {
 describe('encoder methods', () => {
   let encoder;
   beforeAll(() => {
-    encoder = posenc.createEncoder({ ...BASE, languages: 2, weights: { seed: 5 } });
+    encoder = posenc.createEncoder({ ...BASE, languages: 2, keepAttention: true, weights: { seed: 5 } });
   });
   afterAll(() => encoder.dispose());
 
@@ -125,18 +125,19 @@ describe('encoder methods', () => {
     ['classify without a head', () => encoder.classify([1]), Error, /^posenc\.encoder\.classify: the encoder has no classifier head/],
   ])('%s', (name, fn, Err, message) => rejects(fn, Err, message));
 
-  test('attention(layer) range, keepAttention false', () => {
+  test('attention(layer) range; keepAttention off by default', () => {
     encoder.forward([1, 2, 3]);
     rejects(() => encoder.attention(1), RangeError, /^posenc\.encoder\.attention: layer must be an integer from 0 to 0, got 1/);
-    const lean = posenc.createEncoder({ ...BASE, keepAttention: false, weights: { seed: 5 } });
+    const lean = posenc.createEncoder({ ...BASE, weights: { seed: 5 } });
+    expect(lean.config.keepAttention).toBe(false);
     lean.forward([1, 2, 3]);
-    rejects(() => lean.attention(0), Error, /created with keepAttention: false/);
+    rejects(() => lean.attention(0), Error, /^posenc\.encoder\.attention: the encoder keeps no attention probabilities \(create it with keepAttention: true; the default is false\)$/);
     lean.dispose();
   });
 
   test('language on an encoder without languages', () => {
     const plain = posenc.createEncoder({ ...BASE, weights: { seed: 5 } });
-    rejects(() => plain.forward([1], { language: 0 }), RangeError, /language needs a config with languages > 0 \(-1: none\), got 0/);
+    rejects(() => plain.forward([1], { language: 0 }), RangeError, /language needs a config with languages > 0, got 0/);
     plain.dispose();
   });
 

@@ -23,6 +23,12 @@
 /* Rows a cache starts with when max_length leaves room (it doubles as the sequence grows). */
 #define FIRST_CAPACITY 256
 
+/* A token and its logit, for ranking (posenc_decoder_sample). */
+typedef struct ranked {
+    float logit;
+    int32_t id;
+} ranked;
+
 struct posenc_decoder {
     model m;                  /* the checked config, its RoPE lists pointing at `lists` */
     const float *params;      /* borrowed */
@@ -43,7 +49,7 @@ struct posenc_decoder {
     int32_t *ids;             /* LONGROPE: every token fed, to feed them again at O     */
     size_t ids_cap;
     double *sample_p;         /* [vocab_size] scratch of posenc_decoder_sample          */
-    int32_t *sample_ix;
+    ranked *sample_rank;
 };
 
 /* ------------------------------------------------------------ memory */
@@ -69,11 +75,15 @@ static void drop(posenc_decoder *d, void *p, size_t n, size_t size)
     d->bytes -= n * size;
 }
 
-/* The failure of an allocation: what was asked, named. */
-static int fail_memory(int index, const char *what, size_t n)
+/* The failure of an allocation of n elements of `size` bytes, what was
+ * asked named: a count past size_t, or bytes the allocator refused. */
+static int fail_memory(int index, const char *what, size_t n, size_t size)
 {
-    return param_fail_detail(POSENC_ERR_SIZE_OVERFLOW, POSENC_PARAM_NONE, index, what, POSENC_RULE_SIZE, (double)n,
-                             1.0, (double)SIZE_MAX, NULL, NULL);
+    size_t bytes;
+    if (checked_mul(n, size, &bytes))
+        return fail_size(index, what, n, size);
+    return param_fail_detail(POSENC_ERR_OUT_OF_MEMORY, POSENC_PARAM_NONE, index, what, POSENC_RULE_MEMORY,
+                             (double)bytes, 0.0, 0.0, NULL, NULL);
 }
 
 /* The workspace of `rows` new rows against a cache of `capacity` rows:
@@ -104,13 +114,13 @@ static int reserve(posenc_decoder *d, size_t end)
     rows = rows > d->max_length ? d->max_length : rows;
     size_t plane = 0, cache_len = 0;
     if (checked_mul3(c->layers, rows, c->d_model, &plane) || checked_mul(plane, 2, &cache_len))
-        return fail_memory(3, "the cache (layers * 2 * capacity * d_model)", rows);
+        return fail_size(3, "the cache (layers * 2 * capacity * d_model)", 2 * c->layers * rows, c->d_model);
     float *cache = grab(d, cache_len, sizeof *cache);
     float *bias = stack_relative_bias(&d->m) ? grab(d, c->heads * rows, sizeof *bias) : NULL;
     if (!cache || (stack_relative_bias(&d->m) && !bias)) {
         drop(d, cache, cache_len, sizeof *cache);
         drop(d, bias, c->heads * rows, sizeof *bias);
-        return fail_memory(3, "the cache (layers * 2 * capacity * d_model)", cache_len);
+        return fail_memory(3, "the cache (layers * 2 * capacity * d_model)", cache_len, sizeof *cache);
     }
     size_t d_model = c->d_model, old = d->capacity;
     for (size_t k = 0; old && k < 2 * c->layers; k++) /* each layer's keys, then values */
@@ -128,12 +138,12 @@ static int reserve_work(posenc_decoder *d, size_t rows)
 {
     size_t need;
     if (work_floats(&d->m, rows, d->capacity, &need))
-        return fail_memory(3, "the workspace", rows);
+        return fail_size(3, "the workspace", rows, d->capacity);
     if (need <= d->work_len)
         return POSENC_OK;
     float *work = grab(d, need, sizeof *work);
     if (!work)
-        return fail_memory(3, "the workspace", need);
+        return fail_memory(3, "the workspace", need, sizeof *work);
     drop(d, d->work, d->work_len, sizeof *work);
     d->work = work, d->work_len = need;
     return POSENC_OK;
@@ -148,7 +158,7 @@ static int reserve_ids(posenc_decoder *d, size_t end)
     cap = cap > d->max_length ? d->max_length : cap;
     int32_t *ids = grab(d, cap, sizeof *ids);
     if (!ids)
-        return fail_memory(2, "the tokens kept for LongRoPE", cap);
+        return fail_memory(2, "the tokens kept for LongRoPE", cap, sizeof *ids);
     if (d->length)
         memcpy(ids, d->ids, d->length * sizeof *ids);
     drop(d, d->ids, d->ids_cap, sizeof *ids);
@@ -170,7 +180,7 @@ void posenc_decoder_free(posenc_decoder *d)
     free(d->lists);
     free(d->ids);
     free(d->sample_p);
-    free(d->sample_ix);
+    free(d->sample_rank);
     free(d);
 }
 
@@ -185,7 +195,7 @@ static int own_rope(posenc_decoder *d)
     d->lists_len = (r->inv_freq ? half : 0) + (longrope ? 2 * half : 0);
     d->lists = d->lists_len ? grab(d, d->lists_len, sizeof *d->lists) : NULL;
     if (!d->freqs || (d->lists_len && !d->lists))
-        return fail_memory(2, "the RoPE frequencies", half);
+        return fail_memory(2, "the RoPE frequencies", half + d->lists_len, sizeof *d->freqs);
     double *at = d->lists;
     if (longrope) {
         memcpy(at, r->scaling.short_factor, half * sizeof *at);
@@ -221,9 +231,10 @@ int posenc_decoder_create(posenc_decoder **out, const posenc_encoder_config *con
     *out = NULL;
     if (!params)
         return fail_null(3, "params");
-    posenc_decoder *d = calloc(1, sizeof *d);
+    posenc_decoder *d = malloc(sizeof *d); /* malloc and free only: the wasm allocator has no more */
     if (!d)
-        return fail_memory(1, "the decoder state", sizeof *d);
+        return fail_memory(1, "the decoder state", 1, sizeof *d);
+    *d = (posenc_decoder){ 0 };
     d->bytes = sizeof *d;
     if ((status = stack_model(&d->m, config, 2)))
         goto failed;
@@ -253,9 +264,9 @@ int posenc_decoder_create(posenc_decoder **out, const posenc_encoder_config *con
     d->params = params, d->language = language, d->max_length = max_length;
     d->logits = grab(d, c->vocab_size, sizeof *d->logits);
     d->sample_p = grab(d, c->vocab_size, sizeof *d->sample_p);
-    d->sample_ix = grab(d, c->vocab_size, sizeof *d->sample_ix);
-    if (!d->logits || !d->sample_p || !d->sample_ix) {
-        status = fail_memory(2, "the logits (vocab_size)", c->vocab_size);
+    d->sample_rank = grab(d, c->vocab_size, sizeof *d->sample_rank);
+    if (!d->logits || !d->sample_p || !d->sample_rank) {
+        status = fail_memory(2, "the logits (vocab_size)", c->vocab_size, 2 * sizeof(double));
         goto failed;
     }
     if (c->positional == POSENC_POSITIONAL_ROPE) {
@@ -300,9 +311,9 @@ int posenc_decoder_feed(posenc_decoder *d, const int32_t *tokens, size_t count, 
     if ((status = encoder_check(POSENC_PARAM_FEED_COUNT, 3, (double)count)))
         return status;
     if (count > d->max_length - d->length)
-        return param_fail_detail(POSENC_ERR_BUFFER_TOO_SMALL, POSENC_PARAM_FEED_COUNT, 3, "count", POSENC_RULE_INTEGER,
-                                 (double)count, 1.0, (double)(d->max_length - d->length), "max_length - length",
-                                 "the sequence is full");
+        return param_fail_detail(POSENC_ERR_BUFFER_TOO_SMALL, POSENC_PARAM_FEED_COUNT, 3, "count", POSENC_RULE_RESULT,
+                                 (double)count, (double)(d->max_length - d->length), 0.0, NULL,
+                                 "must fit in the sequence: at most max_length - length = % more");
     for (size_t s = 0; s < count; s++)
         if (tokens[s] < 0 || (size_t)tokens[s] >= c->vocab_size)
             return param_element(param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_TOKENS, 2, "tokens",
@@ -370,6 +381,11 @@ size_t posenc_decoder_length(const posenc_decoder *d)
     return d ? d->length : 0;
 }
 
+size_t posenc_decoder_max_length(const posenc_decoder *d)
+{
+    return d ? d->max_length : 0;
+}
+
 size_t posenc_decoder_memory(const posenc_decoder *d)
 {
     return d ? d->bytes : 0;
@@ -408,23 +424,20 @@ static int32_t argmax(const float *logits, size_t n)
     return (int32_t)best;
 }
 
-/* Token ids by logit, largest first, the lower id first among equal ones
- * (an insertion into a sorted prefix, kept to the `keep` largest). */
-static size_t top_tokens(const float *logits, size_t n, size_t keep, int32_t *ix)
+/* The larger logit first, the lower id first among equal ones: a total
+ * order, so any sort gives the one result. */
+static int by_logit(const void *pa, const void *pb)
 {
-    size_t kept = 0;
-    for (size_t v = 0; v < n; v++) {
-        size_t at = kept;
-        while (at > 0 && logits[ix[at - 1]] < logits[v])
-            at--;
-        if (at >= keep)
-            continue;
-        if (kept < keep)
-            kept++;
-        memmove(ix + at + 1, ix + at, (kept - 1 - at) * sizeof *ix);
-        ix[at] = (int32_t)v;
-    }
-    return kept;
+    const ranked *a = pa, *b = pb;
+    if (a->logit != b->logit)
+        return a->logit > b->logit ? -1 : 1;
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+static int by_id(const void *pa, const void *pb)
+{
+    const ranked *a = pa, *b = pb;
+    return (a->id > b->id) - (a->id < b->id);
 }
 
 static int check_sampling(const posenc_sampling *s, const uint64_t *rng, int index)
@@ -454,22 +467,42 @@ static int choose(posenc_decoder *d, const posenc_sampling *s, uint64_t *rng, in
                                                    POSENC_RULE_RESULT, logits[v], 0.0, 0.0, NULL,
                                                    "must be finite to sample from (greedy takes a NaN as the largest)"),
                                  v);
-    size_t kept = top_tokens(logits, n, s->top_k ? s->top_k : n, d->sample_ix);
-    double *p = d->sample_p, total = 0.0, top = logits[d->sample_ix[0]];
-    for (size_t i = 0; i < kept; i++) /* softmax(logits / T) of the kept, largest first */
-        total += p[i] = fmath_exp(((double)logits[d->sample_ix[i]] - top) / s->temperature);
-    if (s->top_p > 0.0 && s->top_p < 1.0) { /* the fewest tokens whose probabilities reach top_p */
+    /* the kept tokens: every one, or the top_k largest logits, then the
+     * fewest most probable whose probabilities reach top_p (HF's
+     * TopKLogitsWarper and TopPLogitsWarper, after the temperature) */
+    ranked *r = d->sample_rank;
+    float top = -FLT_MAX;
+    for (size_t v = 0; v < n; v++) {
+        r[v].logit = logits[v], r[v].id = (int32_t)v;
+        top = logits[v] > top ? logits[v] : top;
+    }
+    size_t kept = s->top_k && s->top_k < n ? s->top_k : n;
+    int nucleus = s->top_p > 0.0 && s->top_p < 1.0;
+    if (kept < n || nucleus)
+        qsort(r, n, sizeof *r, by_logit);
+    double *p = d->sample_p, total = 0.0;
+    for (size_t i = 0; i < kept; i++) /* softmax(logits / T), unnormalised */
+        total += p[i] = fmath_exp(((double)r[i].logit - top) / s->temperature);
+    if (nucleus) {
         double sum = 0.0;
         size_t i = 0;
         while (i < kept && sum < s->top_p * total)
             sum += p[i++];
-        kept = i, total = sum;
+        kept = i;
+    }
+    /* u in [0, total of the kept), walked over the kept tokens in id order */
+    if (kept < n || nucleus) {
+        qsort(r, kept, sizeof *r, by_id);
+        total = 0.0;
+        for (size_t i = 0; i < kept; i++)
+            total += p[i] = fmath_exp(((double)r[i].logit - top) / s->temperature);
     }
     double u = (double)(splitmix64(rng) >> 11) * 0x1p-53 * total, cum = 0.0;
+    *token = r[kept - 1].id;
     for (size_t i = 0; i < kept; i++) {
         cum += p[i];
-        if (u < cum || i + 1 == kept) {
-            *token = d->sample_ix[i];
+        if (u < cum) {
+            *token = r[i].id;
             break;
         }
     }
@@ -511,8 +544,8 @@ int posenc_decoder_generate(posenc_decoder *d, const int32_t *prompt, size_t pro
     size_t room = d->max_length - d->length;
     if (prompt_len > room || (out_len > 0 && out_len - 1 > room - prompt_len))
         return param_fail_detail(POSENC_ERR_BUFFER_TOO_SMALL, POSENC_PARAM_NONE, 9, "out_len", POSENC_RULE_RESULT,
-                                 (double)out_len, 0.0, 0.0, NULL,
-                                 "and prompt_len must fit the sequence: prompt_len + out_len - 1 <= max_length - length");
+                                 (double)out_len, (double)room, 0.0, NULL,
+                                 "and prompt_len must fit the sequence: prompt_len + out_len - 1 <= max_length - length = %");
     if ((status = posenc_decoder_feed(d, prompt, prompt_len, NULL, 0)))
         return status;
     for (size_t i = 0; i < out_len; i++) {

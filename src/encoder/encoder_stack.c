@@ -165,7 +165,7 @@ int stack_check_language(const posenc_encoder_config *c, int32_t language, int i
     if (language >= 0 && c->languages == 0)
         return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_LANGUAGE, index, "language",
                                  POSENC_RULE_RESULT, language, 0.0, 0.0, NULL,
-                                 "needs a config with languages > 0 (-1: none)");
+                                 "needs a config with languages > 0");
     if (language < -1 || (language >= 0 && (size_t)language >= c->languages))
         return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_LANGUAGE, index, "language",
                                  POSENC_RULE_INTEGER, language, -1.0, (double)c->languages - 1.0, "languages - 1",

@@ -101,7 +101,7 @@ export interface EncoderShapeOptions {
   lmHead?: boolean;
   /** the LM head is embed.weight (no lm_head.weight tensor); implies lmHead; default false */
   tieEmbeddings?: boolean;
-  /** keep every layer's attention probabilities for attention(layer); default true */
+  /** keep every layer's attention probabilities for attention(layer) (layers * heads * seq^2 floats a pass); default false */
   keepAttention?: boolean;
   /** a per-position multiplier of every query; default none */
   queryScale?: QueryScale;
@@ -129,17 +129,44 @@ export interface ForwardOptions<Out> {
 }
 export type Tokens = Int32Array | Uint8Array | Uint16Array | Uint32Array | Int16Array | Int8Array | number[];
 /**
- * Incremental decoding with a KV cache in wasm memory (include/posenc.h, posenc_decoder_feed), made by
- * encoder.decoder(). Each feed appends tokens and returns the next-token logits after the last of them:
- * row length - 1 of encoder.logits(all tokens so far, { causal: true }), at O(length) per token.
+ * How generate() and stream() choose tokens. Greedy by default: the largest logit (the first of equal
+ * ones; NaN the largest, as torch.argmax). temperature > 0 samples from softmax(logits / temperature),
+ * within topK and topP, from a SplitMix64 stream seeded by seed: the same seed gives the same tokens
+ * in every build.
+ */
+export interface GenerateOptions {
+  /** the most new tokens; the sequence must hold prompt.length + maxNewTokens - 1 */
+  maxNewTokens: number;
+  /** generation ends after any of these ids (it is returned, not fed); default none */
+  stopTokens?: Tokens;
+  /** {{TEMPERATURE}}; 0: greedy; default 0 */
+  temperature?: number;
+  /** {{TOP_K}}; only the topK most probable tokens (0: all); default 0 */
+  topK?: number;
+  /** {{TOP_P}}; the fewest most probable tokens whose probabilities reach topP (0 or 1: all); default 0 */
+  topP?: number;
+  /** the sampler's seed: an integer from 0 to 2^53 - 1, or a bigint below 2^64; default 0 */
+  seed?: number | bigint;
+}
+/**
+ * Incremental decoding with a KV cache, held by C's decoder state (include/posenc_encoder.h,
+ * posenc_decoder_*), made by encoder.decoder(). Each feed appends tokens and returns the next-token
+ * logits after the last of them: row length - 1 of encoder.logits(all tokens so far, { causal: true }),
+ * at O(length) per token.
  */
 export interface Decoder {
   /** tokens in the cache */
   readonly length: number;
   /** the most tokens the sequence may hold */
   readonly maxLength: number;
+  /** bytes of wasm memory the decoder holds (its cache grows with the sequence) */
+  readonly memoryBytes: number;
   /** appends a prompt or one token; returns the next-token logits [vocabSize]. A call that throws changes nothing. */
   feed<Out extends Float32Target = Float32Array>(tokens: number | Tokens, options?: { out?: Out }): Out;
+  /** feeds the prompt and generates in C: the new tokens, at most maxNewTokens; the sequence keeps them but the last */
+  generate(prompt: Tokens, options: GenerateOptions): Int32Array;
+  /** generate() a token at a time: yields each new token as it is chosen */
+  stream(prompt: Tokens, options: GenerateOptions): Generator<number, void, undefined>;
   /** a new sequence (length 0), the memory kept */
   reset(): void;
   /** frees the cache; later calls throw */
@@ -155,10 +182,12 @@ export interface Encoder {
   pool<Out extends Float32Target = Float32Array>(tokens: Tokens, options?: ForwardOptions<Out>): Out;
   /** next-token logits [seq][vocabSize] (lmHead or tieEmbeddings); pass causal: true for a language model */
   logits<Out extends Float32Target = Float32Array>(tokens: Tokens, options?: ForwardOptions<Out>): Out;
-  /** a KV-cache decoder (lmHead or tieEmbeddings); maxLength default: positional.maxLength for 'learned', else 2^31 */
+  /** a KV-cache decoder (lmHead or tieEmbeddings); maxLength {{DECODER_MAX_LENGTH}}, default: positional.maxLength for 'learned', else 2^31 */
   decoder(options?: { maxLength?: number; language?: number }): Decoder;
-  /** greedy generation with a KV cache: the maxNewTokens tokens after prompt, each the argmax (first of equal) */
-  generate(prompt: Tokens, options: { maxNewTokens: number; language?: number }): Int32Array;
+  /** generation with a KV cache on a decoder made for the call: greedy by default, the new tokens after prompt */
+  generate(prompt: Tokens, options: GenerateOptions & { language?: number }): Int32Array;
+  /** generate() a token at a time: yields each new token as it is chosen */
+  stream(prompt: Tokens, options: GenerateOptions & { language?: number }): Generator<number, void, undefined>;
   /** the head's logits on the pooled output, [classes] */
   classify<Out extends Float32Target = Float32Array>(tokens: Tokens, options?: ForwardOptions<Out>): Out;
   /** attention probabilities of the last call in a layer, [heads][seq][seq] (query rows, key columns) */

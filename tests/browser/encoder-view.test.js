@@ -30,7 +30,7 @@ function reference(text, type, seed) {
   const tokens = [...text].map((c) => vocab.indexOf(c));
   const config = { vocabSize: vocab.length, dModel: 32, heads: 4, dFF: 64, layers: 1, positional: { type } };
   const run = (options) => {
-    const enc = posenc.createEncoder(options);
+    const enc = posenc.createEncoder({ ...options, keepAttention: true });
     enc.forward(tokens);
     const a = enc.attention(0);
     enc.dispose();

@@ -333,7 +333,7 @@ void check_status(int status)
 {
     FUZZ_ASSERT(status == POSENC_OK || status == POSENC_ERR_NULL_POINTER ||
                 status == POSENC_ERR_INVALID_ARGUMENT || status == POSENC_ERR_SIZE_OVERFLOW ||
-                status == POSENC_ERR_BUFFER_TOO_SMALL);
+                status == POSENC_ERR_BUFFER_TOO_SMALL || status == POSENC_ERR_OUT_OF_MEMORY);
     FUZZ_ASSERT(strcmp(posenc_strerror(status), "unknown status") != 0);
 }
 

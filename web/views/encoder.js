@@ -51,7 +51,7 @@ function compute(s, posenc) {
   const { chars, tokens, config } = encoderConfig(s.text, s.scheme);
   const L = chars.length;
   const run = (options) => {
-    const enc = posenc.createEncoder(options);
+    const enc = posenc.createEncoder({ ...options, keepAttention: true });
     try {
       enc.forward(tokens);
       return enc.attention(0);

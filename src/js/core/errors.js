@@ -92,7 +92,7 @@ export function cError(fn, instance, status, context = {}) {
   const name = `${label(readCString(memory, e.name) ?? 'an argument')}${e.element >= 0 ? `[${e.element}]` : ''}`;
   const other = readCString(memory, e.other);
   // C's reason, its parameters named as the options are, % its bound
-  const why = readCString(memory, e.why)?.replace(/\b[a-z]+(?:_[a-z0-9]+)+\b/g, (w) => camel(w)).replace('%', String(e.lo));
+  const why = readCString(memory, e.why)?.replace(/\b[a-z]+(?:_[a-z0-9]+)+\b/g, (w) => label(w)).replace('%', String(e.lo));
   const given = context.given?.(name);
   const got = context.givenText?.(name) ?? describe(given === undefined ? e.value : given);
   const rule = RULES[e.rule];
@@ -104,6 +104,7 @@ export function cError(fn, instance, status, context = {}) {
   else if (rule === 'length') message = `${name} must have at least ${e.lo} elements, got ${e.value}`;
   else if (rule === 'size') message = `${name} = ${e.value} * ${e.lo}... does not fit in wasm32's size_t (4294967295 elements)`;
   else if (rule === 'result') message = `${name} ${why}, got ${got}`;
+  else if (rule === 'memory') message = `could not allocate ${e.value} bytes of wasm memory for ${name} (wasm memory holds at most 4 GiB)`;
   else message = `${name} must be ${allowed(rule, e.lo, e.hi, other, label)}${why ? ` (${why})` : ''}, got ${got}`;
   return new RangeError(`posenc.${fn}: ${message}`);
 }

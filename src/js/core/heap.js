@@ -196,18 +196,31 @@ function release(fn, ptr) {
 
 /**
  * What posenc holds in wasm memory now: the memory's size in bytes, the bytes
- * allocated and not yet freed, and the live WasmArrays. Between calls only
- * WasmArrays hold memory, so allocatedBytes returning to its earlier value
- * shows that calls (failed ones included) leak nothing.
+ * allocated and not yet freed (decoders' included), and the live WasmArrays.
+ * Between calls only WasmArrays and decoders hold memory, so allocatedBytes
+ * returning to its earlier value shows that calls (failed ones included)
+ * leak nothing.
  */
 export function memoryStats() {
   const { memory } = wasm('memoryStats');
   return { memoryBytes: memory.buffer.byteLength, allocatedBytes: allocatedBytes(), liveArrays: live.size };
 }
 
+const natives = new Set(); // () => bytes: memory C allocated itself and holds (decoder states)
+
+/**
+ * @internal Counts the bytes C holds for an object (a decoder state) in
+ * memoryStats until the returned function is called.
+ */
+export function holdNative(bytes) {
+  natives.add(bytes);
+  return () => natives.delete(bytes);
+}
+
 function allocatedBytes() {
   let total = 0;
   for (const bytes of sizes.values()) total += bytes;
+  for (const bytes of natives) total += bytes();
   return total;
 }
 

@@ -12,7 +12,7 @@ import { CONFIG_WORDS, configArrays, configContext, nativeSizes, writeConfig } f
 import {
   CONFIG_METADATA_KEY, checkResolved, deepFreeze, deepSnapshot, modelSpec, readCreateOptions, readMask, readTokens, resolveConfig,
 } from './options.js';
-import { Decoder, argmax, readDecoderOptions } from './decoder.js';
+import { Decoder, generateSpec as decoderGenerateSpec, readDecoderOptions, readGenerate } from './decoder.js';
 import { MAX_HEADER_BYTES, headerBytes, writeSafetensors } from './safetensors.js';
 import { readWeights } from './weights.js';
 
@@ -54,8 +54,8 @@ export const forwardSpec = {
   out: typedArray('float32', { optional: true }),
 };
 
-/** encoder.generate()'s options (language is checked against the encoder's languages). */
-export const generateSpec = { maxNewTokens: integer(0, INT32_MAX), language: later({ optional: true }) };
+/** encoder.generate() and stream()'s options: the decoder's, and the language of a decoder made for the call. */
+export const generateSpec = { ...decoderGenerateSpec, language: later({ optional: true }) };
 
 /**
  * A tiny encoder created by createEncoder. Its methods are synchronous and
@@ -202,11 +202,11 @@ class Encoder {
   }
 
   /**
-   * A decoder for incremental decoding with a KV cache (include/posenc.h,
-   * posenc_decoder_feed): decoder.feed(prompt), then decoder.feed(token)
-   * after each new token, each returning the next-token logits at O(length)
-   * per token. Needs an LM head. The decoder holds wasm memory until its
-   * dispose() (or the encoder's).
+   * A decoder for incremental decoding with a KV cache (include/posenc_encoder.h,
+   * posenc_decoder_*): decoder.feed(prompt), then decoder.feed(token) after
+   * each new token, each returning the next-token logits at O(length) per
+   * token; or decoder.generate / decoder.stream. Needs an LM head. The
+   * decoder holds wasm memory until its dispose() (or the encoder's).
    * @param {{ maxLength?: number, language?: number }} [options]
    *   maxLength: the most tokens the sequence may hold (default: positional.maxLength
    *   for 'learned', else 2^31; the cache grows with the sequence, doubling);
@@ -216,15 +216,18 @@ class Encoder {
   decoder(options = {}) {
     const fn = 'encoder.decoder';
     this.#alive(fn);
-    const c = this.#config;
-    if (!c.lmHead) throw new Error(`posenc.${fn}: the encoder has no LM head (create it with lmHead: true and an lm_head.weight tensor, or tieEmbeddings: true)`);
-    return this.#decoder(readDecoderOptions(fn, options, c));
+    this.#needHead(fn);
+    return this.#decoder(fn, readDecoderOptions(fn, options));
   }
 
-  #decoder(o) {
+  #needHead(fn) {
+    if (!this.#config.lmHead) throw new Error(`posenc.${fn}: the encoder has no LM head (create it with lmHead: true and an lm_head.weight tensor, or tieEmbeddings: true)`);
+  }
+
+  #decoder(fn, o) {
     const model = {
       config: this.#config,
-      configBuffer: this.#buffers.config, // the struct, its RoPE lists with it: the encoder's, read only
+      configBuffer: this.#buffers.config, // read once, by posenc_decoder_create (the state copies it)
       context: this.#context,
       paramsLength: this.#layout.paramsLength,
       params: (at) => {
@@ -233,50 +236,65 @@ class Encoder {
       },
       forget: (d) => this.#decoders.delete(d),
     };
-    const d = new Decoder(model, o);
+    const d = new Decoder(model, o, fn);
     this.#decoders.add(d);
     return d;
   }
 
   /**
-   * Greedy generation with a KV cache: feeds the prompt, then each chosen
-   * token, and returns the maxNewTokens new tokens, each the largest logit
-   * (the first of equal ones, as torch.argmax) after the tokens before it.
-   * Equal to taking the argmax of logits(tokens, { causal: true }) at the last
-   * position and appending it, maxNewTokens times, at O(length) per token.
+   * generate() and stream()'s arguments checked (before any memory is
+   * taken), and a function making the call's decoder (default maxLength: the
+   * cache grows as the tokens come) and the options for it.
+   */
+  #callArgs(fn, prompt, options) {
+    this.#alive(fn);
+    this.#needHead(fn);
+    const { language, ...rest } = readOptions(fn, options, generateSpec);
+    readGenerate(fn, prompt, rest, this.#config.vocabSize);
+    const decoderOptions = readDecoderOptions(fn, language === undefined ? {} : { language });
+    return { make: () => this.#decoder(fn, decoderOptions), rest };
+  }
+
+  /**
+   * Generation with a KV cache, in C (decoder.generate on a decoder made for
+   * the call): feeds the prompt, then each chosen token, and returns the new
+   * tokens, at most maxNewTokens, ending after a token of stopTokens. Greedy
+   * by default: each token is the largest logit (the first of equal ones, as
+   * torch.argmax), equal to taking the argmax of logits(tokens, { causal: true })
+   * at the last position and appending it; temperature > 0 samples (topK,
+   * topP, seed), reproducibly from the seed.
    * @param {Int32Array | number[]} prompt ids in [0, vocabSize), at least one
-   * @param {{ maxNewTokens: number, language?: number }} options
+   * @param {import('../encoder.js').GenerateOptions & { language?: number }} options
    * @returns {Int32Array}
    */
   generate(prompt, options) {
     const fn = 'encoder.generate';
-    this.#alive(fn);
-    const c = this.#config;
-    if (!c.lmHead) throw new Error(`posenc.${fn}: the encoder has no LM head (create it with lmHead: true and an lm_head.weight tensor, or tieEmbeddings: true)`);
-    const ids = readTokens(fn, prompt, c.vocabSize);
-    const o = readOptions(fn, options, generateSpec);
-    const out = new Int32Array(o.maxNewTokens);
-    if (o.maxNewTokens === 0) return out;
-    // the last new token is never fed back: the sequence holds prompt + maxNewTokens - 1 tokens
-    const length = ids.length + o.maxNewTokens - 1;
-    const p = c.positional;
-    if (p.type === 'learned' && length > p.maxLength) {
-      throw new RangeError(
-        `posenc.${fn}: prompt.length + maxNewTokens - 1 must be at most positional.maxLength = ${p.maxLength} (learned positions stop there), got ${ids.length} + ${o.maxNewTokens} - 1 = ${length}`,
-      );
-    }
-    if (length > INT32_MAX + 1) throw new RangeError(`posenc.${fn}: prompt.length + maxNewTokens - 1 must be at most ${INT32_MAX + 1} positions, got ${length}`);
-    const d = this.#decoder(readDecoderOptions(fn, { maxLength: length, language: o.language }, c));
+    const { make, rest } = this.#callArgs(fn, prompt, options);
+    const d = make();
     try {
-      let logits = d.feed(ids);
-      for (let i = 0; i < o.maxNewTokens; i++) {
-        out[i] = argmax(logits);
-        if (i + 1 < o.maxNewTokens) logits = d.feed(out[i], { out: logits });
-      }
+      return d.generate(prompt, rest, fn);
     } finally {
       d.dispose();
     }
-    return out;
+  }
+
+  /**
+   * generate() one token at a time: a generator yielding each new token as it
+   * is chosen, the same tokens as generate() with the same options. Its
+   * checks run at the first next(), as any generator's.
+   * @param {Int32Array | number[]} prompt
+   * @param {import('../encoder.js').GenerateOptions & { language?: number }} options
+   * @returns {Generator<number, void, undefined>}
+   */
+  *stream(prompt, options) {
+    const fn = 'encoder.stream';
+    const { make, rest } = this.#callArgs(fn, prompt, options);
+    const d = make(); // at the first next(): a stream never started holds no memory
+    try {
+      yield* d.stream(prompt, rest, fn);
+    } finally {
+      d.dispose();
+    }
   }
 
   /** How a call's errors name C's arguments: the config's fields, and the call's own options. */
@@ -361,7 +379,7 @@ class Encoder {
     const fn = 'encoder.attention';
     this.#alive(fn);
     const c = this.#config;
-    if (!c.keepAttention) throw new Error(`posenc.${fn}: the encoder was created with keepAttention: false`);
+    if (!c.keepAttention) throw new Error(`posenc.${fn}: the encoder keeps no attention probabilities (create it with keepAttention: true; the default is false)`);
     if (!this.#last) throw new Error(`posenc.${fn}: no forward pass yet (call forward(tokens) first; a call that failed does not count)`);
     if (c.layers === 0) throw new RangeError(`posenc.${fn}: the encoder has no layers, got layer ${describe(layer)}`);
     integer(0, c.layers - 1).check(fn, 'layer', layer);

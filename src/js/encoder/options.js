@@ -116,17 +116,17 @@ export function readQueryScale(fn, given) {
 const TOKEN_ARRAYS = ['Int32Array', 'Uint8Array', 'Uint16Array', 'Uint32Array', 'Int16Array', 'Int8Array'];
 const tokensAllowed = (vocab) => `an Int32Array or Array of integers from 0 to ${vocab - 1}`;
 
-/** tokens -> Int32Array of ids < vocab, at least one. */
-export function readTokens(fn, tokens, vocab) {
+/** tokens (or the array `name`) -> Int32Array of ids < vocab, at least `least` of them. */
+export function readTokens(fn, tokens, vocab, name = 'tokens', least = 1) {
   const ok = Array.isArray(tokens) || TOKEN_ARRAYS.includes(typedArrayType(tokens));
-  if (!ok) throw fail(TypeError, fn, 'tokens', tokensAllowed(vocab), tokens);
+  if (!ok) throw fail(TypeError, fn, name, tokensAllowed(vocab), tokens);
   const length = Array.isArray(tokens) ? tokens.length : lengthOf(tokens);
-  if (length === 0) throw fail(RangeError, fn, 'tokens', `${tokensAllowed(vocab)}, at least one`, tokens);
+  if (length < least) throw fail(RangeError, fn, name, `${tokensAllowed(vocab)}, at least one`, tokens);
   const ids = new Int32Array(length);
   for (let i = 0; i < length; i++) {
     const t = tokens[i];
-    if (typeof t !== 'number') throw fail(TypeError, fn, `tokens[${i}]`, `an integer from 0 to ${vocab - 1}`, t);
-    if (!Number.isInteger(t) || t < 0 || t >= vocab) throw fail(RangeError, fn, `tokens[${i}]`, `an integer from 0 to ${vocab - 1}`, t);
+    if (typeof t !== 'number') throw fail(TypeError, fn, `${name}[${i}]`, `an integer from 0 to ${vocab - 1}`, t);
+    if (!Number.isInteger(t) || t < 0 || t >= vocab) throw fail(RangeError, fn, `${name}[${i}]`, `an integer from 0 to ${vocab - 1}`, t);
     ids[i] = t;
   }
   return ids;
@@ -164,7 +164,7 @@ export const createSpec = {
   classes: integer(0, INT32_MAX, { default: 0 }),
   lmHead: boolean({ optional: true }),
   tieEmbeddings: boolean({ default: false }),
-  keepAttention: boolean({ default: true }),
+  keepAttention: boolean({ default: false }),
   queryScale: later({ optional: true }),
   weights: later(),
 };
