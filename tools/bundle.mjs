@@ -78,11 +78,16 @@ for (const entry of entries) {
     outExtension: { '.js': '.mjs' },
     chunkNames: `${entry.out}-chunk-[hash]`,
   });
-  await bundle({ ...options, format: 'cjs', outfile: `dist/${entry.out}.cjs` });
+  // require('posenc') inherits the default export's pointers to 'posenc/encoder'
+  // (src/js/encoder-pointers.js): getters on its prototype, in no listing of the exports
+  const footer = entry.name === 'posenc'
+    ? { js: 'Object.setPrototypeOf(module.exports,Object.getPrototypeOf(module.exports.default));' }
+    : undefined;
+  await bundle({ ...options, format: 'cjs', outfile: `dist/${entry.out}.cjs`, footer });
   // the CommonJS declarations import their siblings' CommonJS declarations
   const types = declarations(entry.types);
   writeFileSync(`dist/${entry.out}.d.ts`, types);
-  writeFileSync(`dist/${entry.out}.d.cts`, types.replaceAll("from './posenc.js'", "from './posenc.cjs'"));
+  writeFileSync(`dist/${entry.out}.d.cts`, types.replaceAll("'./posenc.js'", "'./posenc.cjs'"));
 }
 
 // the command line: one file for Node, the library inside (it reads the specs

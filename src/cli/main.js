@@ -8,6 +8,7 @@ import { SPECS } from '../js/specs.js';
 import { COMMANDS, UsageError, optionOf } from './commands.js';
 import { BINARY, FORMATS, formatOfPath } from './formats.js';
 import { PipeClosed, writeToFile, writeToStream } from './output.js';
+import { closest } from '../js/core/suggest.js';
 
 // the header's version: package.json states the same (tests/consumers/c-install.test.js)
 const VERSION = `${constants.VERSION_MAJOR}.${constants.VERSION_MINOR}.${constants.VERSION_PATCH}`;
@@ -27,6 +28,11 @@ const COMMON = {
 
 const has = (object, key) => Object.hasOwn(object, key);
 const commandList = () => Object.keys(COMMANDS).join(', ');
+/** "unknown command 'x' (did you mean 'y'? commands: ...": the closest command, when one is close. */
+const unknownCommand = (name) => {
+  const close = closest(name, Object.keys(COMMANDS));
+  return `unknown command '${name}' (${close ? `did you mean '${close}'? ` : ''}commands: ${commandList()}`;
+};
 
 function mainHelp() {
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
@@ -100,11 +106,9 @@ function readValue(name, kind, text) {
   return text;
 }
 
-const squash = (s) => s.replace(/[-_]/g, '').toLowerCase();
-
 function unknownFlag(command, name) {
   const known = Object.keys({ ...COMMANDS[command].flags, ...COMMON });
-  const close = known.find((k) => squash(k) === squash(name));
+  const close = closest(name, known);
   const hint = close ? `did you mean --${close}?` : `known: ${known.map((k) => `--${k}`).join(', ')}`;
   return new UsageError(`unknown flag --${name} for '${command}' (${hint})`);
 }
@@ -189,7 +193,7 @@ export async function main(argv, io = { stdout: process.stdout, stderr: process.
   }
   if (command === '--help' || command === '-h' || command === 'help') {
     if (rest[0] !== undefined && !has(COMMANDS, rest[0])) {
-      return fail(EXIT.usage, `posenc: unknown command '${rest[0]}' (commands: ${commandList()})`);
+      return fail(EXIT.usage, `posenc: ${unknownCommand(rest[0])})`);
     }
     say(io.stdout, rest[0] !== undefined ? commandHelp(rest[0]) : mainHelp());
     return EXIT.ok;
@@ -199,7 +203,7 @@ export async function main(argv, io = { stdout: process.stdout, stderr: process.
     return EXIT.ok;
   }
   if (!has(COMMANDS, command)) {
-    return fail(EXIT.usage, `posenc: unknown command '${command}' (commands: ${commandList()}; see posenc --help)`);
+    return fail(EXIT.usage, `posenc: ${unknownCommand(command)}; see posenc --help)`);
   }
   let tensor;
   let parsed;

@@ -498,3 +498,11 @@ export function transformerXLEmbedding(options: TransformerXLEmbeddingOptions<Fl
 export function transformerXLEmbedding<Out extends Float32Target>(
   options: TransformerXLEmbeddingOptions<Out> & { out: Out },
 ): Out;
+
+/**
+ * Every export of 'posenc' as one object (import posenc from 'posenc'). The names of
+ * 'posenc/encoder' (createEncoder, readSafetensors, ...) are not on it: reading one throws a
+ * TypeError naming 'posenc/encoder'.
+ */
+declare const posenc: Omit<typeof import('./posenc.js'), 'default'>;
+export default posenc;

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, NOTEBOOK, ROOT, maxDiff, mustRun, run, workspace, writeFiles } from './scratch.js';
+import { blocks, pages, read } from '../docs-markdown.js';
 
 const TSC = join(BIN, 'tsc');
 let dir;
@@ -207,16 +208,54 @@ test('the ESM file compiled by tsc runs and computes the notebook table', () => 
 test.each([['posenc', 'posenc'], ['posenc/encoder', 'encoder']])('%s: the declarations and the runtime export the same names; each runtime export type-checks by name', async (specifier, file) => {
   const dts = readFileSync(join(ROOT, 'dist', `${file}.d.ts`), 'utf8');
   const own = [...dts.matchAll(/^export (?:declare )?(?:function|const|class|let) (\w+)/gm)].map((m) => m[1]);
+  if (/^export default /m.test(dts)) own.push('default');
   // the encoder's declarations take every name of posenc's (export * from './posenc.js')
-  const inherited = file === 'encoder' ? Object.keys(await import('../../dist/posenc.mjs')) : [];
+  // (export * passes on every name but the default export)
+  const inherited = file === 'encoder' ? Object.keys(await import('../../dist/posenc.mjs')).filter((k) => k !== 'default') : [];
   const runtime = Object.keys(await import(`../../dist/${file}.mjs`)).sort();
   expect([...new Set([...own, ...inherited])].sort()).toEqual(runtime);
-  expect(readFileSync(join(ROOT, 'dist', `${file}.d.cts`), 'utf8')).toBe(dts.replaceAll("from './posenc.js'", "from './posenc.cjs'"));
+  expect(readFileSync(join(ROOT, 'dist', `${file}.d.cts`), 'utf8')).toBe(dts.replaceAll("'./posenc.js'", "'./posenc.cjs'"));
   // importing a name the declarations lack is a compile error (TS2305)
+  const named = runtime.filter((k) => k !== 'default');
+  const defaultImport = runtime.includes('default') ? 'whole, ' : '';
   writeFiles(dir, {
-    [`every-${file}.mts`]: `import { ${runtime.join(', ')} } from '${specifier}';\nexport const all = [${runtime.join(', ')}];\n`,
+    [`every-${file}.mts`]: `import ${defaultImport}{ ${named.join(', ')} } from '${specifier}';\nexport const all = [${defaultImport}${named.join(', ')}];\n`,
     [`tsconfig.every-${file}.json`]: config({ module: 'node16', moduleResolution: 'node16', lib: ['es2022'] }, [`every-${file}.mts`]),
   });
   const r = tsc(`tsconfig.every-${file}.json`);
   expect(r.stdout + r.stderr).toBe('');
+});
+
+// The docs' JavaScript, pasted into .ts files as a TypeScript user would paste
+// it: every block that imports from posenc alone (the others need @types/node
+// or tfjs, or are CommonJS) type-checks under strict settings. An options
+// object kept in a variable must keep its literal types there (type:
+// 'llama3' is not a string): the README's quick start is among them.
+describe("the docs' examples type-check as pasted into a .ts file", () => {
+  const imports = (code) => [...code.matchAll(/^\s*import\b[^'"]*['"]([^'"]+)['"]/gm)].map((m) => m[1]);
+  const docs = pages().flatMap((page) => blocks(read(page)).map((b) => ({ page, ...b })))
+    .filter((b) => ['js', 'javascript', 'mjs', 'ts'].includes(b.info[0]) && !/\brequire\(/.test(b.code))
+    .filter((b) => imports(b.code).length > 0 && imports(b.code).every((i) => i === 'posenc' || i === 'posenc/encoder'));
+  // a worker's code sees the webworker lib (its postMessage takes one argument), a page's the DOM
+  const isWorker = (b) => /^\/\/ worker\.js/.test(b.code);
+  const name = (b) => `docs-${b.page.replace(/\W/g, '-')}-${b.line}.mts`;
+
+  test('there are blocks to check: the README\'s quick start among them', () => {
+    expect(docs.length).toBeGreaterThanOrEqual(12);
+    expect(docs.some((b) => b.page === 'README.md' && /scaling/.test(b.code))).toBe(true);
+  });
+
+  test.each([['page', false], ['worker', true]])('the %s blocks, strict, exactOptionalPropertyTypes', (kind, worker) => {
+    const chosen = docs.filter((b) => isWorker(b) === worker);
+    expect(chosen.length).toBeGreaterThan(0);
+    writeFiles(dir, {
+      ...Object.fromEntries(chosen.map((b) => [name(b), `${b.code}\nexport {};\n`])),
+      [`tsconfig.docs-${kind}.json`]: config(
+        { module: 'node16', moduleResolution: 'node16', lib: ['es2022', worker ? 'webworker' : 'dom'], exactOptionalPropertyTypes: true },
+        chosen.map(name),
+      ),
+    });
+    const r = tsc(`tsconfig.docs-${kind}.json`);
+    expect(r.stdout + r.stderr).toBe('');
+  });
 });

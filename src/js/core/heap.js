@@ -6,7 +6,8 @@
 //   every earlier view);
 // - wasm memory reaches a compute function only as a live WasmArray: a plain
 //   typed array over posenc's memory (a WasmArray's .array kept after free(),
-//   say) is refused, since nothing tells which allocation it belongs to now.
+//   say) is refused, since nothing tells which allocation it belongs to now;
+//   so is one over the memory of any other copy of posenc (registerMemory).
 import { describe, typeOf, typedArrayType } from './describe.js';
 import { cError } from './errors.js';
 import { isReady, wasm } from './instance.js';
@@ -14,6 +15,37 @@ import { bufferOf, byteLengthOf, byteOffsetOf, lengthOf, setInto, subarrayOf } f
 
 const CONSTRUCTORS = { float32: Float32Array, int32: Int32Array, float64: Float64Array };
 const live = new Map(); // pointer -> WasmArray, the allocations handed out
+
+// Every copy of posenc in this realm (the ESM and CommonJS builds, both
+// entries, several installs) registers its wasm memory in one Set shared
+// through globalThis, held by WeakRef so that no copy keeps another's memory
+// alive: any copy can then tell a view of another copy's memory from a
+// caller's own array. The key and the shape (a Set of WeakRefs to
+// WebAssembly.Memory) are the contract between copies: never change them.
+const MEMORIES = Symbol.for('posenc.wasmMemories');
+function memories() {
+  if (!(globalThis[MEMORIES] instanceof Set)) {
+    Object.defineProperty(globalThis, MEMORIES, { value: new Set(), configurable: true });
+  }
+  return globalThis[MEMORIES];
+}
+
+/** @internal Registers the memory of this copy's instance (init(), load.js). */
+export function registerMemory(memory) {
+  const all = memories();
+  for (const ref of all) if (ref.deref() === undefined) all.delete(ref);
+  all.add(new WeakRef(memory));
+}
+
+/** Whether a buffer is the current buffer of another copy's wasm memory. */
+function otherCopysBuffer(buffer) {
+  const own = isReady() ? wasm('check').memory : null;
+  for (const ref of memories()) {
+    const memory = ref.deref();
+    if (memory !== undefined && memory !== own && memory.buffer === buffer) return true;
+  }
+  return false;
+}
 
 /**
  * An array that lives in wasm memory: compute functions read and write it in
@@ -107,8 +139,13 @@ export function arrayProblem(array) {
   if (typeOf(array) === 'WasmArray') {
     return [TypeError, "a WasmArray of another copy of posenc (each copy, the ESM and the CommonJS build, 'posenc' and 'posenc/encoder', has its own wasm memory): allocate it from the copy you call"];
   }
-  if (isReady() && typedArrayType(array) !== undefined && bufferOf(array) === wasm('check').memory.buffer) {
+  if (typedArrayType(array) === undefined) return null;
+  const buffer = bufferOf(array);
+  if (isReady() && buffer === wasm('check').memory.buffer) {
     return [TypeError, "a view of posenc's wasm memory (a WasmArray's .array): pass the WasmArray itself, whose memory posenc can check"];
+  }
+  if (otherCopysBuffer(buffer)) {
+    return [TypeError, "a view of the wasm memory of another copy of posenc (a WasmArray's .array; each copy, the ESM and the CommonJS build, 'posenc' and 'posenc/encoder', has its own memory): pass a plain typed array, or a WasmArray allocated from the copy you call"];
   }
   return null;
 }

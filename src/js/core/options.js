@@ -6,8 +6,9 @@
 // 'boolean') and `values` (oneOf) let tests/types-options.test.js hold the
 // TypeScript declarations to the specs.
 import { WasmArray, arrayProblem, countOf, MAX_BYTES } from './heap.js';
-import { describe, fail, isPlainObject, typedArrayType } from './describe.js';
+import { article, describe, fail, isPlainObject, typedArrayType } from './describe.js';
 import { accepts, row, rowAllows } from './errors.js';
+import { unknownOptionHint } from './suggest.js';
 import { bufferOf, lengthOf } from './typed.js';
 
 export const INT32_MIN = -(2 ** 31);
@@ -122,7 +123,7 @@ export const typedArray = (type, extra = {}) => ({
     const problem = arrayProblem(v);
     if (problem && !wasmArray && typedArrayType(v) === undefined) throw new problem[0](`posenc.${fn}: ${name} is ${problem[1]}`);
     if (wasmArray ? v.type !== type : typedArrayType(v) !== tagName) {
-      throw fail(TypeError, fn, name, `a ${tagName} or a '${type}' WasmArray`, v);
+      throw fail(TypeError, fn, name, `${article(tagName)} ${tagName} or ${article(type)} '${type}' WasmArray`, v);
     }
     if (problem) throw new problem[0](`posenc.${fn}: ${name} is ${problem[1]}`);
     // a detached array reads as empty: it would pass for an empty input and hide the caller's bug
@@ -162,7 +163,7 @@ export function readOptions(fn, options, spec) {
   const given = snapshot(options);
   for (const key of Object.keys(given)) {
     if (!Object.hasOwn(spec, key)) {
-      throw new TypeError(`posenc.${fn}: unknown option '${key}' (known: ${Object.keys(spec).join(', ')})`);
+      throw new TypeError(`posenc.${fn}: unknown option '${key}' (known: ${Object.keys(spec).join(', ')})${unknownOptionHint(fn, key, Object.keys(spec), Object.keys(given))}`);
     }
   }
   const values = {};
@@ -218,7 +219,7 @@ export function readTagged(fn, given, specs, label, what = 'type') {
   const spec = specs[type];
   for (const key of Object.keys(o)) {
     if (key !== 'type' && !Object.hasOwn(spec, key)) {
-      throw new TypeError(`posenc.${fn}: unknown option '${label(key)}' for ${what} '${type}' (known: ${['type', ...Object.keys(spec)].join(', ')})`);
+      throw new TypeError(`posenc.${fn}: unknown option '${label(key)}' for ${what} '${type}' (known: ${['type', ...Object.keys(spec)].join(', ')})${unknownOptionHint(fn, key, ['type', ...Object.keys(spec)], [], label)}`);
     }
   }
   const values = { type };

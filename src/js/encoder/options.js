@@ -191,9 +191,9 @@ export function readCreateOptions(fn, options) {
   } catch (error) {
     throw new error.constructor(error.message.replace(`posenc.${fn}: `, `posenc.${fn}: ${where}: `));
   }
-  // the caller's options win, key by key (keepAttention: false over a file, say)
-  const merged = { ...file };
-  for (const [key, v] of Object.entries(given)) if (v !== undefined) merged[key] = v;
+  // the caller's options win, key by key (keepAttention: false over a file, say);
+  // fromEntries defines each key, so an own '__proto__' stays a key (and is refused)
+  const merged = Object.fromEntries([...Object.entries(file), ...Object.entries(given).filter(([, v]) => v !== undefined)]);
   return { o: readOptions(fn, merged, createSpec), source, fromFile: true };
 }
 
