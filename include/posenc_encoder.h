@@ -320,6 +320,7 @@ typedef struct posenc_encoder_config {
     P(BETA,              "query_scale.beta",  AT_LEAST, -POSENC_REAL_MAX, POSENC_REAL_MAX, 0)      \
     P(ORIGINAL_MAX_POSITION_Q, "query_scale.original_max_position", AT_LEAST, 1, POSENC_REAL_MAX, 0) \
     P(TOKENS,            "tokens",            INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(TOKEN_POSITIONS,   "positions",         INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
     P(TOKEN_COUNT,       "seq",               INTEGER,  0, POSENC_POSITION_MAX + 1.0, 0)           \
     P(LANGUAGE,          "language",          INTEGER,  -1, POSENC_POSITION_MAX, 0)                \
     P(DECODER_MAX_LENGTH, "max_length",       INTEGER,  1, POSENC_POSITION_MAX + 1.0, 0)           \
@@ -380,8 +381,8 @@ POSENC_API int posenc_encoder_sizes(const posenc_encoder_config *config, size_t 
 /*
  * posenc_encoder_forward: out [seq][d_model], the encoder's output for tokens:
  *
- *   x = E[tokens] * embed_scale (+ PE if SINUSOIDAL) (+ P[s] if LEARNED)
- *       (+ L[language])
+ *   x = E[tokens] * embed_scale (+ PE(p_s) if SINUSOIDAL) (+ P[p_s] if
+ *       LEARNED) (+ L[language]), p_s the position of token s
  *   each layer, with MHA = posenc_attention on x W_q^T + b_q, ... (q and k
  *   rotated if ROPE, then q scaled if query_scale; the ALiBi or T5 bias added
  *   to the scores), output projection W_o, and FF = posenc_feed_forward:
@@ -392,21 +393,35 @@ POSENC_API int posenc_encoder_sizes(const posenc_encoder_config *config, size_t 
  *   out         out_len >= seq * d_model
  *   params      params_len >= the size query's (layout above)
  *   tokens      seq ids in [0, vocab_size)
+ *   positions   NULL: token s at position s; else seq explicit position ids
+ *               (randomized positions, Ruoss et al. 2023; packed or padded
+ *               sequences), each >= 0 (< learned.max_length for LEARNED).
+ *               Every positional term reads them: PE(p_s), P[p_s], q and k
+ *               rotated at p_s, the query scale s(p_s), and the bias of a
+ *               query at p_i and a key at p_j: ALIBI -m_h (p_i - p_j) when
+ *               causal (BLOOM's m_h p_j, up to a row constant), -m_h |p_i -
+ *               p_j| otherwise; T5 the bias of bucket(p_j - p_i). The causal
+ *               mask stays by token order (key j <= query i). DYNAMIC and
+ *               LONGROPE frequencies follow max(positions) + 1, as
+ *               transformers' do (max(position_ids) + 1). positions 0 .. seq
+ *               - 1 give the logits of NULL (to rounding: ALiBi and T5 then
+ *               attend one query at a time)
  *   key_mask    NULL, or seq int32: 0 marks padding, never attended to
  *   causal      1: token i attends to keys j <= i only; 0: every key
  *   language    -1: none; else a row < languages of language_embed
  *   attention   NULL (attention_len 0), or attention_len >= layers * heads *
  *               seq^2: receives every layer's probabilities [layer][head][i][j]
  *   work        work_len >= the size query's
- *   out, attention and work are written while params, tokens, key_mask and
- *   rope_inv_freq are read, layer after layer: out, attention and work must
- *   not overlap each other or any of those (POSENC_ERR_INVALID_ARGUMENT).
+ *   out, attention and work are written while params, tokens, positions,
+ *   key_mask and rope.inv_freq are read, layer after layer: out, attention
+ *   and work must not overlap each other or any of those
+ *   (POSENC_ERR_INVALID_ARGUMENT).
  */
 POSENC_API int posenc_encoder_forward(float *out, size_t out_len, const posenc_encoder_config *config,
                                       const float *params, size_t params_len, const int32_t *tokens,
-                                      size_t seq, const int32_t *key_mask, int causal,
-                                      int32_t language, float *attention, size_t attention_len,
-                                      float *work, size_t work_len);
+                                      size_t seq, const int32_t *positions, const int32_t *key_mask,
+                                      int causal, int32_t language, float *attention,
+                                      size_t attention_len, float *work, size_t work_len);
 
 /*
  * posenc_encoder_logits: out [seq][vocab_size], the next-token logits at
@@ -434,9 +449,9 @@ POSENC_API int posenc_encoder_forward(float *out, size_t out_len, const posenc_e
  */
 POSENC_API int posenc_encoder_logits(float *out, size_t out_len, const posenc_encoder_config *config,
                                      const float *params, size_t params_len, const int32_t *tokens,
-                                     size_t seq, const int32_t *key_mask, int causal,
-                                     int32_t language, float *attention, size_t attention_len,
-                                     float *work, size_t work_len);
+                                     size_t seq, const int32_t *positions, const int32_t *key_mask,
+                                     int causal, int32_t language, float *attention,
+                                     size_t attention_len, float *work, size_t work_len);
 
 /*
  * Generation with a KV cache: a decoder state holds a sequence of a causal
@@ -454,9 +469,10 @@ POSENC_API int posenc_encoder_logits(float *out, size_t out_len, const posenc_en
  * starts at min(max_length, 256) rows and doubles, up to max_length (the
  * rows are moved, not recomputed).
  *
- * Each feed appends tokens at positions [length, length + count) and writes
- * the logits after the last of them. Per scheme, for a new token at
- * position i attending to the cached keys j <= i:
+ * Each feed appends tokens at positions [length, length + count) (or at
+ * the positions it gives) and writes the logits after the last of them.
+ * Per scheme, for a new token at position i attending to the cached keys
+ * j <= i:
  *   NONE        nothing positional
  *   SINUSOIDAL  x = E[t] * embed_scale + PE(i)
  *   LEARNED     x = E[t] * embed_scale + pos_embed[i]  (i < learned.max_length)
@@ -499,13 +515,17 @@ POSENC_API int posenc_decoder_create(posenc_decoder **out, const posenc_encoder_
  * posenc_decoder_feed: appends tokens[0 .. count) (count >= 1, ids in
  * [0, vocab_size)) and writes the next-token logits after the last of them
  * to logits (logits_len >= vocab_size), or keeps them only (logits NULL,
- * logits_len 0: posenc_decoder_logits reads them). length + count must not
- * pass max_length (POSENC_ERR_BUFFER_TOO_SMALL: the sequence is full);
+ * logits_len 0: posenc_decoder_logits reads them). positions: NULL, each
+ * token one past the position of the token before it (the first at 0); or
+ * count explicit position ids, as posenc_encoder_forward takes them (the
+ * ALiBi and T5 biases then go by pairs of positions, at O(length) per token
+ * and head, instead of by distance). length + count must not pass
+ * max_length (POSENC_ERR_BUFFER_TOO_SMALL: the sequence is full);
  * POSENC_ERR_OUT_OF_MEMORY when the cache cannot grow. A call that fails
  * leaves the sequence as it was.
  */
-POSENC_API int posenc_decoder_feed(posenc_decoder *d, const int32_t *tokens, size_t count, float *logits,
-                                   size_t logits_len);
+POSENC_API int posenc_decoder_feed(posenc_decoder *d, const int32_t *tokens, const int32_t *positions,
+                                   size_t count, float *logits, size_t logits_len);
 
 /* The logits of the last feed, vocab_size floats (valid until the next feed,
  * reset or free); NULL before any feed. */

@@ -219,6 +219,8 @@ int posenc_rope_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t h
 void rope_apply_run(float *x, size_t batch, size_t seq, size_t heads, size_t head_dim, int order, int32_t offset,
                     const int32_t *positions, size_t positions_len, const rope_plan *p)
 {
+    if (batch == 0 || seq == 0) /* no row: nothing to rotate, no position to read */
+        return;
     const rope_plan plan = *p;
     size_t batch_rows = batch * seq;
     size_t half = plan.half, row_len = heads * head_dim;

@@ -310,7 +310,7 @@ test.each([
     const [logits, attention] = sameBuffers([params, tokens, mask], [S * V * 4, L * H * S * S * 4, wl * 4, CONFIG_BYTES + invFreq.byteLength], (e, pp, pt, pm, pout, patt, pwork, pc) => {
       new Uint8Array(e.memory.buffer, pc, CONFIG_BYTES).set(encoderConfig({ ...cfg, rope: { inv_freq: pc + CONFIG_BYTES } }));
       new Float64Array(e.memory.buffer, pc + CONFIG_BYTES, invFreq.length).set(invFreq);
-      const status = e.posenc_encoder_logits(pout, S * V, pc, pp, pl, pt, S, pm, causal, -1, patt, L * H * S * S, pwork, wl);
+      const status = e.posenc_encoder_logits(pout, S * V, pc, pp, pl, pt, S, 0, pm, causal, -1, patt, L * H * S * S, pwork, wl);
       new Uint8Array(e.memory.buffer, pwork, wl * 4).fill(0); // the workspace is scratch: not compared
       return status;
     });
@@ -343,8 +343,8 @@ test.each([
     let status = e.posenc_decoder_create(pword, pc, pp, pl, M, -1);
     if (status !== 0) return status;
     const d = new Uint32Array(e.memory.buffer, pword, 1)[0];
-    status = e.posenc_decoder_feed(d, pt, 8, pout, V);
-    for (let p = 8; p < M && status === 0; p++) status = e.posenc_decoder_feed(d, pt + 4 * p, 1, pout + (p - 7) * V * 4, V);
+    status = e.posenc_decoder_feed(d, pt, 0, 8, pout, V);
+    for (let p = 8; p < M && status === 0; p++) status = e.posenc_decoder_feed(d, pt + 4 * p, 0, 1, pout + (p - 7) * V * 4, V);
     writeStruct(e.memory, ps, SAMPLING, { temperature: 0.9, top_k: 7, top_p: 0.95 });
     const prng = pgen + GEN * 4;
     new DataView(e.memory.buffer).setBigUint64(prng, 0x9e3779b97f4a7c15n, true);
@@ -384,13 +384,13 @@ test.each([['posenc-encoder.wasm'], ['posenc-encoder-baseline.wasm']])('the deco
   for (let size = 2 ** 30; size >= 2 ** 16; size /= 2) {
     for (let p = e.malloc(size); p !== 0; p = e.malloc(size)) held.push(p);
   }
-  expect(e.posenc_decoder_feed(d, pt, 1, 0, 0)).toBe(STATUS.ERR_OUT_OF_MEMORY);
+  expect(e.posenc_decoder_feed(d, pt, 0, 1, 0, 0)).toBe(STATUS.ERR_OUT_OF_MEMORY);
   const err = e.posenc_last_error() >>> 0;
   const view = new DataView(e.memory.buffer);
   expect(view.getInt32(err, true)).toBe(STATUS.ERR_OUT_OF_MEMORY);
   expect(e.posenc_decoder_length(d)).toBe(0);
   for (const p of held) e.free(p);
-  expect(e.posenc_decoder_feed(d, pt, 1, 0, 0)).toBe(0);
+  expect(e.posenc_decoder_feed(d, pt, 0, 1, 0, 0)).toBe(0);
   expect(e.posenc_decoder_length(d)).toBe(1);
   expect(e.posenc_decoder_memory(d) >>> 0).toBeGreaterThan(256 * 2 * D * 4);
   e.posenc_decoder_free(d);

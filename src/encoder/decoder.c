@@ -48,6 +48,10 @@ struct posenc_decoder {
     size_t lists_len;
     int32_t *ids;             /* LONGROPE: every token fed, to feed them again at O     */
     size_t ids_cap;
+    int32_t *pos;             /* [capacity]: the position of every token fed            */
+    int explicit_pos;         /* a token sits elsewhere than its index: biases by pair  */
+    size_t next;              /* the position a feed without positions starts at       */
+    size_t top;               /* the largest position fed + 1                           */
     double *sample_p;         /* [vocab_size] scratch of posenc_decoder_sample          */
     ranked *sample_rank;
 };
@@ -88,7 +92,8 @@ static int fail_memory(int index, const char *what, size_t n, size_t size)
 
 /* The workspace of `rows` new rows against a cache of `capacity` rows:
  * x, h, ctx [rows][d]; q or the hidden layer; the scores of a block of
- * queries; the new distances' bias rows [heads][rows]. */
+ * queries; ALIBI and T5: the new distances' bias rows, or one query's bias
+ * row by positions, [heads][capacity] at most. */
 static int work_floats(const model *m, size_t rows, size_t capacity, size_t *len)
 {
     const posenc_encoder_config *c = &m->c;
@@ -96,7 +101,7 @@ static int work_floats(const model *m, size_t rows, size_t capacity, size_t *len
     if (checked_mul(rows, c->d_model, &act) || checked_mul(rows, c->d_ff, &hidden) ||
         checked_add_mul(&total, 4, act > hidden ? act : hidden) ||
         checked_add_mul(&total, rows < NN_ATTEND_ROWS ? rows : NN_ATTEND_ROWS, capacity) ||
-        (stack_relative_bias(m) && checked_add_mul(&total, c->heads, rows)))
+        (stack_relative_bias(m) && checked_add_mul(&total, c->heads, capacity)))
         return 1;
     *len = total;
     return 0;
@@ -114,14 +119,20 @@ static int reserve(posenc_decoder *d, size_t end)
     rows = rows > d->max_length ? d->max_length : rows;
     size_t plane = 0, cache_len = 0;
     if (checked_mul3(c->layers, rows, c->d_model, &plane) || checked_mul(plane, 2, &cache_len))
-        return fail_size(3, "the cache (layers * 2 * capacity * d_model)", 2 * c->layers * rows, c->d_model);
+        return fail_size(4, "the cache (layers * 2 * capacity * d_model)", 2 * c->layers * rows, c->d_model);
     float *cache = grab(d, cache_len, sizeof *cache);
     float *bias = stack_relative_bias(&d->m) ? grab(d, c->heads * rows, sizeof *bias) : NULL;
-    if (!cache || (stack_relative_bias(&d->m) && !bias)) {
+    int32_t *pos = grab(d, rows, sizeof *pos);
+    if (!cache || (stack_relative_bias(&d->m) && !bias) || !pos) {
         drop(d, cache, cache_len, sizeof *cache);
         drop(d, bias, c->heads * rows, sizeof *bias);
-        return fail_memory(3, "the cache (layers * 2 * capacity * d_model)", cache_len, sizeof *cache);
+        drop(d, pos, rows, sizeof *pos);
+        return fail_memory(4, "the cache (layers * 2 * capacity * d_model)", cache_len, sizeof *cache);
     }
+    if (d->length)
+        memcpy(pos, d->pos, d->length * sizeof *pos);
+    drop(d, d->pos, d->capacity, sizeof *pos);
+    d->pos = pos;
     size_t d_model = c->d_model, old = d->capacity;
     for (size_t k = 0; old && k < 2 * c->layers; k++) /* each layer's keys, then values */
         memcpy(cache + k * rows * d_model, d->cache + k * old * d_model, d->length * d_model * sizeof *cache);
@@ -138,12 +149,12 @@ static int reserve_work(posenc_decoder *d, size_t rows)
 {
     size_t need;
     if (work_floats(&d->m, rows, d->capacity, &need))
-        return fail_size(3, "the workspace", rows, d->capacity);
+        return fail_size(4, "the workspace", rows, d->capacity);
     if (need <= d->work_len)
         return POSENC_OK;
     float *work = grab(d, need, sizeof *work);
     if (!work)
-        return fail_memory(3, "the workspace", need, sizeof *work);
+        return fail_memory(4, "the workspace", need, sizeof *work);
     drop(d, d->work, d->work_len, sizeof *work);
     d->work = work, d->work_len = need;
     return POSENC_OK;
@@ -179,6 +190,7 @@ void posenc_decoder_free(posenc_decoder *d)
     free(d->freqs);
     free(d->lists);
     free(d->ids);
+    free(d->pos);
     free(d->sample_p);
     free(d->sample_rank);
     free(d);
@@ -298,7 +310,22 @@ static void extend_bias(posenc_decoder *d, size_t end, float *scratch)
     d->known = end;
 }
 
-int posenc_decoder_feed(posenc_decoder *d, const int32_t *tokens, size_t count, float *logits, size_t logits_len)
+/* The positions of a feed without them: next, next + 1, ... (*top = the
+ * last + 1), within int32 and, LEARNED, below learned.max_length. */
+static int check_next(const posenc_decoder *d, size_t count, size_t *top)
+{
+    const posenc_encoder_config *c = &d->m.c;
+    size_t limit = c->positional == POSENC_POSITIONAL_LEARNED ? c->learned.max_length : (size_t)POSENC_POSITION_MAX + 1;
+    if (d->next > limit || count > limit - d->next)
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_TOKEN_POSITIONS, 3, "positions",
+                                 POSENC_RULE_RESULT, (double)d->next, (double)limit, 0.0, NULL,
+                                 "(NULL: one past the last position fed) must stay below %");
+    *top = d->next + count;
+    return POSENC_OK;
+}
+
+int posenc_decoder_feed(posenc_decoder *d, const int32_t *tokens, const int32_t *positions, size_t count,
+                        float *logits, size_t logits_len)
 {
     int status;
     if (!d)
@@ -306,12 +333,12 @@ int posenc_decoder_feed(posenc_decoder *d, const int32_t *tokens, size_t count, 
     if (!tokens)
         return fail_null(2, "tokens");
     if (!logits && logits_len)
-        return fail_null(4, "logits");
+        return fail_null(5, "logits");
     const posenc_encoder_config *c = &d->m.c;
-    if ((status = encoder_check(POSENC_PARAM_FEED_COUNT, 3, (double)count)))
+    if ((status = encoder_check(POSENC_PARAM_FEED_COUNT, 4, (double)count)))
         return status;
     if (count > d->max_length - d->length)
-        return param_fail_detail(POSENC_ERR_BUFFER_TOO_SMALL, POSENC_PARAM_FEED_COUNT, 3, "count", POSENC_RULE_RESULT,
+        return param_fail_detail(POSENC_ERR_BUFFER_TOO_SMALL, POSENC_PARAM_FEED_COUNT, 4, "count", POSENC_RULE_RESULT,
                                  (double)count, (double)(d->max_length - d->length), 0.0, NULL,
                                  "must fit in the sequence: at most max_length - length = % more");
     for (size_t s = 0; s < count; s++)
@@ -320,15 +347,20 @@ int posenc_decoder_feed(posenc_decoder *d, const int32_t *tokens, size_t count, 
                                                    POSENC_RULE_INTEGER, tokens[s], 0.0, (double)c->vocab_size - 1.0,
                                                    "vocab_size - 1", NULL),
                                  s);
+    size_t top;
+    if ((status = positions ? stack_check_positions(&d->m, positions, count, 3, &top) : check_next(d, count, &top)))
+        return status;
     if (logits && logits_len < c->vocab_size)
-        return fail_length(5, "logits_len", logits_len, c->vocab_size);
+        return fail_length(6, "logits_len", logits_len, c->vocab_size);
     size_t end = d->length + count;
+    top = top > d->top ? top : d->top;
 
-    /* LongRoPE: past O for the first time, the whole sequence again (the long factors for every key) */
+    /* LongRoPE: past O for the first time, the whole sequence again (the long
+       factors for every key); the frequencies follow the largest position + 1 */
     rope_plan plan;
     int again = 0;
     if (c->positional == POSENC_POSITIONAL_ROPE) {
-        if ((status = rope_at(d, end, &plan)))
+        if ((status = rope_at(d, top, &plan)))
             return status;
         double o = plan.original_max;
         again = d->length_dependent && plan.type == POSENC_ROPE_LONGROPE && d->length > 0 &&
@@ -341,6 +373,10 @@ int posenc_decoder_feed(posenc_decoder *d, const int32_t *tokens, size_t count, 
         return status;
     if (keep_ids)
         memcpy(d->ids + d->length, tokens, count * sizeof *tokens);
+    for (size_t s = 0; s < count; s++) {
+        d->pos[d->length + s] = positions ? positions[s] : (int32_t)(d->next + s);
+        d->explicit_pos |= (size_t)d->pos[d->length + s] != d->length + s;
+    }
     const int32_t *fed = again ? d->ids : tokens;
 
     size_t dm = c->d_model, act = rows * dm, hidden = rows * c->d_ff, inner = act > hidden ? act : hidden;
@@ -348,14 +384,15 @@ int posenc_decoder_feed(posenc_decoder *d, const int32_t *tokens, size_t count, 
     float *x = d->work, *h = x + act, *ctx = h + act, *q = ctx + act, *score = q + inner, *scratch = score + scores;
     stack s = { .m = &d->m, .params = d->params, .x = x, .h = h, .ctx = ctx, .q = q, .hidden = q, .scores = score,
                 .keys = d->cache, .v_offset = d->capacity * dm, .layer_stride = 2 * d->capacity * dm,
-                .first = first, .rows = rows, .causal = 1 };
+                .first = first, .rows = rows, .causal = 1, .positions = d->explicit_pos ? d->pos : NULL,
+                .bias_row = scratch };
     if (c->positional == POSENC_POSITIONAL_ROPE) { /* the frequencies once, not per layer */
         rope_plan_block(&plan, 0, plan.half, d->freqs);
         plan.given = d->freqs;
         d->rope = plan;
         s.rope = &d->rope;
     }
-    if (stack_relative_bias(&d->m)) {
+    if (stack_relative_bias(&d->m) && !d->explicit_pos) { /* positions = indexes: the bias by distance */
         extend_bias(d, end, scratch);
         nn_bias b = { d->bias + d->capacity - 1, d->capacity, -1 };
         s.bias = b;
@@ -366,6 +403,8 @@ int posenc_decoder_feed(posenc_decoder *d, const int32_t *tokens, size_t count, 
               c->vocab_size, dm, NULL);
     if (logits)
         memcpy(logits, d->logits, c->vocab_size * sizeof *logits);
+    d->next = (size_t)d->pos[end - 1] + 1;
+    d->top = top;
     d->length = end;
     d->fed = 1;
     return POSENC_OK;
@@ -397,6 +436,9 @@ int posenc_decoder_reset(posenc_decoder *d)
         return fail_null(1, "d");
     d->length = 0;
     d->fed = 0;
+    d->explicit_pos = 0;
+    d->next = 0;
+    d->top = 0;
     return POSENC_OK;
 }
 
@@ -546,7 +588,7 @@ int posenc_decoder_generate(posenc_decoder *d, const int32_t *prompt, size_t pro
         return param_fail_detail(POSENC_ERR_BUFFER_TOO_SMALL, POSENC_PARAM_NONE, 9, "out_len", POSENC_RULE_RESULT,
                                  (double)out_len, (double)room, 0.0, NULL,
                                  "and prompt_len must fit the sequence: prompt_len + out_len - 1 <= max_length - length = %");
-    if ((status = posenc_decoder_feed(d, prompt, prompt_len, NULL, 0)))
+    if ((status = posenc_decoder_feed(d, prompt, NULL, prompt_len, NULL, 0)))
         return status;
     for (size_t i = 0; i < out_len; i++) {
         int32_t token;
@@ -559,7 +601,7 @@ int posenc_decoder_generate(posenc_decoder *d, const int32_t *prompt, size_t pro
             stopped = stop[k] == token;
         if (stopped || i + 1 == out_len)
             break;
-        if ((status = posenc_decoder_feed(d, &token, 1, NULL, 0)))
+        if ((status = posenc_decoder_feed(d, &token, NULL, 1, NULL, 0)))
             return status;
     }
     return POSENC_OK;

@@ -2,7 +2,8 @@
  * encoder.c: the tiny encoder on a whole sequence (parameter layout,
  * workspace and formulas in posenc_encoder.h): posenc_encoder_sizes,
  * posenc_encoder_forward, posenc_encoder_logits. The layer stack is
- * src/encoder/encoder_stack.c's, run on the seq tokens at positions [0, seq).
+ * src/encoder/encoder_stack.c's, run on the seq tokens at positions [0, seq)
+ * or at the caller's positions.
  */
 #include "posenc_encoder.h"
 
@@ -83,7 +84,7 @@ int posenc_encoder_sizes(const posenc_encoder_config *config, size_t seq, size_t
 /* The arguments of one pass, and what a pass writes: out, work, attention. */
 typedef struct pass {
     const float *params;
-    const int32_t *tokens, *key_mask;
+    const int32_t *tokens, *positions, *key_mask;
     size_t seq, params_len, attention_len, work_len, probs_len;
     int causal;
     int32_t language;
@@ -104,15 +105,18 @@ static int check_pass(plan *p, const posenc_encoder_config *config, pass *a, con
     if (!a->tokens && a->seq)
         return fail_null(6, "tokens");
     if (!a->attention && a->attention_len)
-        return fail_null(11, "attention");
+        return fail_null(12, "attention");
     if (!a->work)
-        return fail_null(13, "work");
+        return fail_null(14, "work");
     if ((status = make_plan(p, config, 3, a->seq, 7)))
         return status;
     const posenc_encoder_config *c = &p->m.c;
-    if ((status = param_check(POSENC_PARAM_CAUSAL, 9, a->causal)))
+    if ((status = param_check(POSENC_PARAM_CAUSAL, 10, a->causal)))
         return status;
-    if ((status = stack_check_language(c, a->language, 10)))
+    if ((status = stack_check_language(c, a->language, 11)))
+        return status;
+    size_t end = a->seq;
+    if (a->positions && (status = stack_check_positions(&p->m, a->positions, a->seq, 8, &end)))
         return status;
     if (logits && c->lm_head == POSENC_LM_HEAD_NONE)
         return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_LM_HEAD, 3, "lm_head", POSENC_RULE_RESULT,
@@ -120,7 +124,7 @@ static int check_pass(plan *p, const posenc_encoder_config *config, pass *a, con
     a->probs_len = 0;
     out_need = p->act;
     if (a->attention && checked_mul3(c->layers, c->heads, p->plane, &a->probs_len))
-        return fail_size(11, "layers * heads * seq * seq", c->layers * c->heads, p->plane);
+        return fail_size(12, "layers * heads * seq * seq", c->layers * c->heads, p->plane);
     if (logits && checked_mul(a->seq, c->vocab_size, &out_need))
         return fail_size(2, "seq * vocab_size", a->seq, c->vocab_size);
     if (out_len < out_need)
@@ -128,18 +132,18 @@ static int check_pass(plan *p, const posenc_encoder_config *config, pass *a, con
     if (a->params_len < p->m.params_len)
         return fail_length(5, "params_len", a->params_len, p->m.params_len);
     if (a->work_len < p->work_len)
-        return fail_length(14, "work_len", a->work_len, p->work_len);
+        return fail_length(15, "work_len", a->work_len, p->work_len);
     if (a->attention && a->attention_len < a->probs_len)
-        return fail_length(12, "attention_len", a->attention_len, a->probs_len);
+        return fail_length(13, "attention_len", a->attention_len, a->probs_len);
     const float *written[] = { out, a->work, a->attention };
     const size_t written_len[] = { out_need, p->work_len, a->probs_len };
     static const char *const names[] = { "out", "work", "attention" };
-    static const int indexes[] = { 1, 13, 11, 6 };
-    if ((status = stack_check_buffers(&p->m, a->params, a->tokens, a->key_mask, a->seq, written, written_len, names,
-                                      indexes)))
+    static const int indexes[] = { 1, 14, 12, 6 };
+    if ((status = stack_check_buffers(&p->m, a->params, a->tokens, a->positions, a->key_mask, a->seq, written,
+                                      written_len, names, indexes)))
         return status;
-    /* RoPE: the frequencies of positions 0 .. seq - 1 (DYNAMIC and LONGROPE depend on seq) */
-    return c->positional == POSENC_POSITIONAL_ROPE ? stack_rope(&p->m, a->seq, 3, &p->rope) : POSENC_OK;
+    /* RoPE: the frequencies of the largest position + 1 (DYNAMIC and LONGROPE depend on it) */
+    return c->positional == POSENC_POSITIONAL_ROPE ? stack_rope(&p->m, end, 3, &p->rope) : POSENC_OK;
 }
 
 /* The layer stack on checked arguments: x [seq][d_model] receives the output. */
@@ -149,22 +153,25 @@ static void encode(const plan *p, const pass *a, float *x)
     float *h = a->work, *ctx = h + p->act, *q = ctx + p->act, *scores = q + p->inner;
     stack s = { .m = &p->m, .params = a->params, .x = x, .h = h, .ctx = ctx, .q = q, .hidden = q,
                 .scores = scores, .keys = q + p->act, .v_offset = p->act, .layer_stride = 0, .first = 0,
-                .rows = seq, .key_mask = a->key_mask, .causal = a->causal, .probs = a->attention, .rope = &p->rope };
+                .rows = seq, .key_mask = a->key_mask, .causal = a->causal, .probs = a->attention, .rope = &p->rope,
+                .positions = a->positions, .bias_row = scores + p->scores };
     stack_embed(&s, a->tokens, a->language);
     /* the bias of query i and key j depends on j - i alone: one query at
        position seq - 1 against keys 0 .. 2 seq - 2 holds every value of the
-       seq x seq matrix, bit for bit (seq <= BIAS_SEQ_MAX: checked) */
-    if (p->bias_len)
+       seq x seq matrix, bit for bit (seq <= BIAS_SEQ_MAX: checked); explicit
+       positions: a row per query, in the same space (heads * seq floats) */
+    if (p->bias_len && !a->positions)
         s.bias = stack_bias_rows(&p->m, a->params, scores + p->scores, seq - 1, p->bias_row, a->causal);
     stack_layers(&s);
 }
 
 int posenc_encoder_forward(float *out, size_t out_len, const posenc_encoder_config *config, const float *params,
-                           size_t params_len, const int32_t *tokens, size_t seq, const int32_t *key_mask, int causal,
-                           int32_t language, float *attention, size_t attention_len, float *work, size_t work_len)
+                           size_t params_len, const int32_t *tokens, size_t seq, const int32_t *positions,
+                           const int32_t *key_mask, int causal, int32_t language, float *attention,
+                           size_t attention_len, float *work, size_t work_len)
 {
     plan p;
-    pass a = { params, tokens, key_mask, seq, params_len, attention_len, work_len, 0, causal, language,
+    pass a = { params, tokens, positions, key_mask, seq, params_len, attention_len, work_len, 0, causal, language,
                attention, work };
     int status;
     if ((status = check_pass(&p, config, &a, out, out_len, 0)))
@@ -174,11 +181,12 @@ int posenc_encoder_forward(float *out, size_t out_len, const posenc_encoder_conf
 }
 
 int posenc_encoder_logits(float *out, size_t out_len, const posenc_encoder_config *config, const float *params,
-                          size_t params_len, const int32_t *tokens, size_t seq, const int32_t *key_mask, int causal,
-                          int32_t language, float *attention, size_t attention_len, float *work, size_t work_len)
+                          size_t params_len, const int32_t *tokens, size_t seq, const int32_t *positions,
+                          const int32_t *key_mask, int causal, int32_t language, float *attention,
+                          size_t attention_len, float *work, size_t work_len)
 {
     plan p;
-    pass a = { params, tokens, key_mask, seq, params_len, attention_len, work_len, 0, causal, language,
+    pass a = { params, tokens, positions, key_mask, seq, params_len, attention_len, work_len, 0, causal, language,
                attention, work };
     int status;
     if ((status = check_pass(&p, config, &a, out, out_len, 1)))

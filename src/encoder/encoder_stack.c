@@ -11,6 +11,7 @@
 #include <float.h>
 #include <math.h>
 
+#include "bias_terms.h"
 #include "checked.h"
 #include "encoder_params.h"
 #include "fmath.h"
@@ -178,9 +179,29 @@ int stack_relative_bias(const model *m)
     return m->c.positional == POSENC_POSITIONAL_ALIBI || m->c.positional == POSENC_POSITIONAL_T5;
 }
 
-int stack_check_buffers(const model *m, const float *params, const int32_t *tokens, const int32_t *key_mask,
-                        size_t count, const float *const written[3], const size_t written_len[3],
-                        const char *const written_names[3], const int indexes[4])
+int stack_check_positions(const model *m, const int32_t *positions, size_t count, int index, size_t *end)
+{
+    const posenc_encoder_config *c = &m->c;
+    int learned = c->positional == POSENC_POSITIONAL_LEARNED;
+    size_t top = 0;
+    for (size_t s = 0; s < count; s++) {
+        int32_t p = positions[s];
+        if (p < 0 || (learned && (size_t)p >= c->learned.max_length))
+            return param_element(param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_TOKEN_POSITIONS, index,
+                                                   "positions", POSENC_RULE_INTEGER, p, 0.0,
+                                                   learned ? (double)c->learned.max_length - 1.0 : POSENC_POSITION_MAX,
+                                                   learned ? "learned.max_length - 1" : NULL,
+                                                   learned ? "learned positions stop there" : NULL),
+                                 s);
+        top = (size_t)p + 1 > top ? (size_t)p + 1 : top;
+    }
+    *end = top;
+    return POSENC_OK;
+}
+
+int stack_check_buffers(const model *m, const float *params, const int32_t *tokens, const int32_t *positions,
+                        const int32_t *key_mask, size_t count, const float *const written[3],
+                        const size_t written_len[3], const char *const written_names[3], const int indexes[4])
 {
     const posenc_encoder_config *c = &m->c;
     for (size_t s = 0; s < count; s++)
@@ -204,6 +225,8 @@ int stack_check_buffers(const model *m, const float *params, const int32_t *toke
             return fail_overlap(indexes[i], written_names[i], "tokens");
         if (nn_overlap(written[i], written_len[i], key_mask, count))
             return fail_overlap(indexes[i], written_names[i], "key_mask");
+        if (nn_overlap(written[i], written_len[i], positions, count))
+            return fail_overlap(indexes[i], written_names[i], "positions");
         for (size_t r = 0; r < n_rope; r++)
             if (posenc_overlaps(written[i], posenc_bytes(written_len[i], sizeof(float)), ptrs[r], bytes[r]))
                 return fail_overlap(indexes[i], written_names[i], names[r]);
@@ -257,6 +280,12 @@ static void add_into(float *x, const float *y, size_t n)
         x[i] += y[i];
 }
 
+/* The position of row j of the sequence. */
+static int32_t position_of(const stack *s, size_t j)
+{
+    return s->positions ? s->positions[j] : (int32_t)j;
+}
+
 void stack_embed(const stack *s, const int32_t *tokens, int32_t language)
 {
     const model *m = s->m;
@@ -267,11 +296,15 @@ void stack_embed(const stack *s, const int32_t *tokens, int32_t language)
     for (size_t r = 0; r < rows; r++)
         for (size_t k = 0; k < d; k++)
             s->x[r * d + k] = s->params[(size_t)tokens[r] * d + k] * (sinusoidal ? 1.0f : scale);
-    if (sinusoidal) /* positions first .. first + rows - 1 <= POSENC_POSITION_MAX: checked */
+    /* every position <= POSENC_POSITION_MAX (and < learned.max_length): checked */
+    if (sinusoidal && !s->positions)
         posenc_add_sinusoidal(s->x, rows * d, 1, rows, d, POSENC_ORDER_BSD, scale, c->sinusoidal.base,
                               (int32_t)s->first, c->sinusoidal.layout);
-    if (c->positional == POSENC_POSITIONAL_LEARNED) /* first + rows <= max_length: checked */
-        add_into(s->x, pos_table(m, s->params) + s->first * d, rows * d);
+    for (size_t r = 0; sinusoidal && s->positions && r < rows; r++) /* one row at a time, at its own position */
+        posenc_add_sinusoidal(s->x + r * d, d, 1, 1, d, POSENC_ORDER_BSD, scale, c->sinusoidal.base,
+                              s->positions[s->first + r], c->sinusoidal.layout);
+    for (size_t r = 0; c->positional == POSENC_POSITIONAL_LEARNED && r < rows; r++)
+        add_into(s->x + r * d, pos_table(m, s->params) + (size_t)position_of(s, s->first + r) * d, d);
     if (language >= 0)
         for (size_t r = 0; r < rows; r++)
             add_into(s->x + r * d, language_table(m, s->params) + (size_t)language * d, d);
@@ -286,9 +319,65 @@ static void scale_queries(const stack *s)
     if (c->query_scale.type == POSENC_QUERY_SCALE_NONE)
         return;
     for (size_t r = 0; r < s->rows; r++) {
-        float f = (float)query_scale_at(&c->query_scale, (double)(s->first + r));
+        float f = (float)query_scale_at(&c->query_scale, (double)position_of(s, s->first + r));
         for (size_t k = 0; k < d; k++)
             s->q[r * d + k] *= f;
+    }
+}
+
+/*
+ * The bias row of one query at position pi against the keys at positions
+ * pj, j < keys, into row [heads][keys] (ALiBi: -m_h (pi - pj) in the causal
+ * form, BLOOM's m_h pj up to a row constant, and -m_h |pi - pj| otherwise;
+ * T5: the learned bias of bucket(pj - pi)). With positions j the rows of
+ * posenc_alibi_bias and posenc_t5_bias, value for value.
+ */
+static void bias_by_positions(const stack *s, int32_t pi, size_t keys, float *row)
+{
+    const posenc_encoder_config *c = &s->m->c;
+    if (c->positional == POSENC_POSITIONAL_ALIBI) {
+        double max_bias = param_or_default(POSENC_PARAM_MAX_BIAS, c->alibi.max_bias);
+        for (size_t h = 0; h < c->heads; h++) {
+            double m = alibi_slope(h, c->heads, max_bias);
+            for (size_t j = 0; j < keys; j++) {
+                int64_t diff = (int64_t)pi - position_of(s, j);
+                if (!s->causal && diff < 0)
+                    diff = -diff;
+                row[h * keys + j] = diff == 0 ? 0.0f : (float)(-m * (double)diff);
+            }
+        }
+        return;
+    }
+    t5_plan plan; /* checked with the config: cannot fail */
+    (void)t5_plan_init(&plan, !c->t5.unidirectional, c->t5.num_buckets, c->t5.max_distance);
+    const float *table = t5_table(s->m, s->params);
+    for (size_t j = 0; j < keys; j++) {
+        const float *w = table + (size_t)t5_bucket(&plan, (int64_t)position_of(s, j) - pi) * c->heads;
+        for (size_t h = 0; h < c->heads; h++)
+            row[h * keys + j] = w[h];
+    }
+}
+
+/* Attention with explicit positions and a relative bias (ALiBi, T5): the
+ * bias depends on the positions, not on j - i, so each query gets its own
+ * row (bias_by_positions) and is attended alone, head by head. */
+static void attend_by_positions(const stack *s, const float *k, const float *v, float *probs)
+{
+    const posenc_encoder_config *c = &s->m->c;
+    size_t d = c->d_model, rows = s->rows, keys = s->first + rows;
+    nn_head a = { .out_stride = d, .q_stride = d, .kv_stride = d, .head_dim = s->m->head_dim, .rows = 1,
+                  .keys = keys, .scale = (float)(1.0 / sqrt((double)s->m->head_dim)), .bias_step = 0,
+                  .key_mask = s->key_mask, .causal = s->causal, .probs_stride = keys, .scratch = s->scores };
+    for (size_t r = 0; r < rows; r++) {
+        a.first = s->first + r;
+        bias_by_positions(s, s->positions[a.first], keys, s->bias_row);
+        for (size_t h = 0; h < c->heads; h++) {
+            size_t col = h * s->m->head_dim;
+            a.out = s->ctx + r * d + col, a.q = s->q + r * d + col, a.k = k + col, a.v = v + col;
+            a.bias = s->bias_row + h * keys;
+            a.probs = probs ? probs + (h * rows + r) * keys : NULL;
+            nn_attend_head(&a);
+        }
     }
 }
 
@@ -302,16 +391,20 @@ static void self_attention(const stack *s, const float *in, float *dst, const fl
     nn_linear(s->q, d, in, d, rows, w, d, d, d, w + d * d);
     nn_linear(k_new, d, in, d, rows, w + proj, d, d, d, w + proj + d * d);
     nn_linear(v_new, d, in, d, rows, w + 2 * proj, d, d, d, w + 2 * proj + d * d);
-    if (c->positional == POSENC_POSITIONAL_ROPE) { /* validated up front: positions first .. first + rows - 1 */
-        rope_apply_run(s->q, 1, rows, c->heads, s->m->head_dim, POSENC_ROPE_ORDER_BSHD, (int32_t)s->first, NULL, 0,
-                       s->rope);
-        rope_apply_run(k_new, 1, rows, c->heads, s->m->head_dim, POSENC_ROPE_ORDER_BSHD, (int32_t)s->first, NULL, 0,
-                       s->rope);
+    if (c->positional == POSENC_POSITIONAL_ROPE) { /* validated up front: the rows' positions */
+        const int32_t *at = s->positions ? s->positions + s->first : NULL;
+        rope_apply_run(s->q, 1, rows, c->heads, s->m->head_dim, POSENC_ROPE_ORDER_BSHD, (int32_t)s->first, at,
+                       at ? rows : 0, s->rope);
+        rope_apply_run(k_new, 1, rows, c->heads, s->m->head_dim, POSENC_ROPE_ORDER_BSHD, (int32_t)s->first, at,
+                       at ? rows : 0, s->rope);
     }
     scale_queries(s);
     float *probs = s->probs ? s->probs + layer * c->heads * rows * keys : NULL;
-    nn_attend(s->ctx, s->q, k, v, d, s->first, rows, c->heads, s->m->head_dim, s->bias, s->key_mask, s->causal,
-              probs, s->scores);
+    if (s->positions && stack_relative_bias(s->m))
+        attend_by_positions(s, k, v, probs);
+    else
+        nn_attend(s->ctx, s->q, k, v, d, s->first, rows, c->heads, s->m->head_dim, s->bias, s->key_mask, s->causal,
+                  probs, s->scores);
     nn_linear(dst, d, s->ctx, d, rows, w + 3 * proj, d, d, d, w + 3 * proj + d * d);
 }
 

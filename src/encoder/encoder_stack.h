@@ -26,7 +26,8 @@ typedef struct model {
 int stack_model(model *m, const posenc_encoder_config *config, int index);
 
 /* ROPE: the plan of a pass whose largest position is end - 1 (DYNAMIC and
- * LONGROPE frequencies depend on it, as in transformers' forward). */
+ * LONGROPE frequencies depend on it, as in transformers' forward:
+ * seq_len = max(position_ids) + 1). */
 int stack_rope(const model *m, size_t end, int index, rope_plan *plan);
 
 /* language (argument index): -1 (none) or a row < config languages. */
@@ -36,19 +37,29 @@ int stack_check_language(const posenc_encoder_config *c, int32_t language, int i
 int stack_relative_bias(const model *m);
 
 /*
+ * Explicit positions (argument index, count of them): each >= 0, and below
+ * learned.max_length for LEARNED. *end = the largest + 1 (the length the
+ * RoPE frequencies of DYNAMIC and LONGROPE follow).
+ */
+int stack_check_positions(const model *m, const int32_t *positions, size_t count, int index, size_t *end);
+
+/*
  * The checks a pass over count tokens makes once its sizes are known: every
  * token in [0, vocab_size), and no two of the three buffers it writes
  * (written[i], written_len[i] floats, named written_names[i], argument
  * indexes[i]) sharing memory with each other or with what it reads: params,
- * the tokens (argument indexes[3]), key_mask (count entries, or NULL) and
- * the RoPE frequencies. POSENC_ERR_INVALID_ARGUMENT otherwise.
+ * the tokens (argument indexes[3]), positions and key_mask (count entries
+ * each, or NULL) and the RoPE frequencies. POSENC_ERR_INVALID_ARGUMENT
+ * otherwise.
  */
-int stack_check_buffers(const model *m, const float *params, const int32_t *tokens, const int32_t *key_mask,
-                        size_t count, const float *const written[3], const size_t written_len[3],
-                        const char *const written_names[3], const int indexes[4]);
+int stack_check_buffers(const model *m, const float *params, const int32_t *tokens, const int32_t *positions,
+                        const int32_t *key_mask, size_t count, const float *const written[3],
+                        const size_t written_len[3], const char *const written_names[3], const int indexes[4]);
 
 /*
- * The buffers of one pass over `rows` tokens at positions [first, first + rows).
+ * The buffers of one pass over `rows` tokens, rows [first, first + rows) of
+ * the sequence. Positions: row j's is j (positions NULL), or positions[j]
+ * (explicit position ids, for every row [0, first + rows)).
  * Layer l's keys and values are rows of keys + l * layer_stride and
  * keys + l * layer_stride + v_offset, position p at p * d_model: the pass
  * writes rows [first, first + rows) and its queries read rows [0, first + rows).
@@ -69,6 +80,8 @@ typedef struct stack {
     int causal;
     float *probs;    /* NULL, or [layers][heads][rows][first + rows]        */
     const rope_plan *rope; /* ROPE: the pass's plan (stack_rope)           */
+    const int32_t *positions; /* NULL, or the position of every row        */
+    float *bias_row; /* explicit positions, ALIBI or T5: heads * (first + rows) floats */
 } stack;
 
 /*
@@ -80,7 +93,7 @@ typedef struct stack {
  */
 nn_bias stack_bias_rows(const model *m, const float *params, float *bias, size_t query, size_t keys, int causal);
 
-/* x = E[tokens] * scale (+ PE or P[first + s]) (+ the language row), rows tokens. */
+/* x = E[tokens] * scale (+ PE or P at each row's position) (+ the language row), rows tokens. */
 void stack_embed(const stack *s, const int32_t *tokens, int32_t language);
 
 /* Every layer on s->x, then the final norm. */

@@ -119,6 +119,12 @@ export interface EncoderOptions extends Partial<EncoderShapeOptions> {
   weights: { seed: number } | Uint8Array | ArrayBuffer | Record<string, Tensor | Float32Array> | { tensors: Record<string, Tensor>; metadata?: Record<string, string> };
 }
 export interface ForwardOptions<Out> {
+  /**
+   * explicit position ids, one per token (default 0 .. seq - 1): randomized positions (Ruoss et al. 2023),
+   * packed or padded sequences. Each {{TOKEN_POSITIONS}} (below positional.maxLength for 'learned'); every
+   * positional term reads them, the causal mask stays by token order
+   */
+  positions?: Int32Array | number[];
   /** 1 = token, 0 = padding (never attended to, excluded from pooling); length tokens.length */
   mask?: ArrayLike<number | boolean>;
   /** token i attends to keys j <= i only; default false */
@@ -162,7 +168,7 @@ export interface Decoder {
   /** bytes of wasm memory the decoder holds (its cache grows with the sequence) */
   readonly memoryBytes: number;
   /** appends a prompt or one token; returns the next-token logits [vocabSize]. A call that throws changes nothing. */
-  feed<Out extends Float32Target = Float32Array>(tokens: number | Tokens, options?: { out?: Out }): Out;
+  feed<Out extends Float32Target = Float32Array>(tokens: number | Tokens, options?: { positions?: Int32Array | number[]; out?: Out }): Out;
   /** feeds the prompt and generates in C: the new tokens, at most maxNewTokens; the sequence keeps them but the last */
   generate(prompt: Tokens, options: GenerateOptions): Int32Array;
   /** generate() a token at a time: yields each new token as it is chosen */

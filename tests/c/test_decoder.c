@@ -56,7 +56,7 @@ static int full_pass(const posenc_encoder_config *c, int32_t language, size_t n,
         return -1;
     for (size_t i = 0; i < *pl; i++)
         params[i] = uniform(0.6f);
-    return posenc_encoder_logits(full, n * V, c, params, *pl, tokens, n, NULL, 1, language, NULL, 0, work, wl);
+    return posenc_encoder_logits(full, n * V, c, params, *pl, tokens, n, NULL, NULL, 1, language, NULL, 0, work, wl);
 }
 
 /* Feeds the first n tokens in chunks of the given sizes (cycling) and returns
@@ -72,7 +72,7 @@ static double decode_error(const posenc_encoder_config *c, int32_t language, siz
     double worst = 0;
     for (size_t length = 0, k = 0; length < n; k++) {
         size_t count = chunks[k % n_chunks] < n - length ? chunks[k % n_chunks] : n - length;
-        if (posenc_decoder_feed(d, tokens + length, count, logits, V) ||
+        if (posenc_decoder_feed(d, tokens + length, NULL, count, logits, V) ||
             posenc_decoder_length(d) != length + count) {
             posenc_decoder_free(d);
             return -1;
@@ -171,7 +171,7 @@ static void test_decoder_errors(void)
     CHECK(posenc_decoder_sample(d, NULL, NULL, &token) == POSENC_ERR_INVALID_ARGUMENT && token == -1);
     CHECK(posenc_decoder_logits(d) == NULL);
     /* a sequence of 5 tokens so far */
-    CHECK(posenc_decoder_feed(d, tokens, 5, logits, V) == POSENC_OK);
+    CHECK(posenc_decoder_feed(d, tokens, NULL, 5, logits, V) == POSENC_OK);
     float before[V];
     memcpy(before, logits, sizeof before);
     static const int32_t out_of_vocab[2] = { 1, V };
@@ -179,26 +179,26 @@ static void test_decoder_errors(void)
     struct {
         int status, got;
     } cases[] = {
-        { POSENC_ERR_INVALID_ARGUMENT, posenc_decoder_feed(d, out_of_vocab, 2, logits, V) },
-        { POSENC_ERR_INVALID_ARGUMENT, posenc_decoder_feed(d, negative, 1, logits, V) },
-        { POSENC_ERR_INVALID_ARGUMENT, posenc_decoder_feed(d, tokens, 0, logits, V) },
-        { POSENC_ERR_BUFFER_TOO_SMALL, posenc_decoder_feed(d, tokens, 4, logits, V) }, /* 9 > 8 */
-        { POSENC_ERR_BUFFER_TOO_SMALL, posenc_decoder_feed(d, tokens, 1, logits, V - 1) },
-        { POSENC_ERR_NULL_POINTER, posenc_decoder_feed(d, NULL, 1, logits, V) },
-        { POSENC_ERR_NULL_POINTER, posenc_decoder_feed(NULL, tokens, 1, logits, V) },
-        { POSENC_ERR_NULL_POINTER, posenc_decoder_feed(d, tokens, 1, NULL, V) },
+        { POSENC_ERR_INVALID_ARGUMENT, posenc_decoder_feed(d, out_of_vocab, NULL, 2, logits, V) },
+        { POSENC_ERR_INVALID_ARGUMENT, posenc_decoder_feed(d, negative, NULL, 1, logits, V) },
+        { POSENC_ERR_INVALID_ARGUMENT, posenc_decoder_feed(d, tokens, NULL, 0, logits, V) },
+        { POSENC_ERR_BUFFER_TOO_SMALL, posenc_decoder_feed(d, tokens, NULL, 4, logits, V) }, /* 9 > 8 */
+        { POSENC_ERR_BUFFER_TOO_SMALL, posenc_decoder_feed(d, tokens, NULL, 1, logits, V - 1) },
+        { POSENC_ERR_NULL_POINTER, posenc_decoder_feed(d, NULL, NULL, 1, logits, V) },
+        { POSENC_ERR_NULL_POINTER, posenc_decoder_feed(NULL, tokens, NULL, 1, logits, V) },
+        { POSENC_ERR_NULL_POINTER, posenc_decoder_feed(d, tokens, NULL, 1, NULL, V) },
     };
     for (size_t k = 0; k < COUNT(cases); k++)
         CHECKF(cases[k].got == cases[k].status, "case %zu: status %d, want %d", k, cases[k].got, cases[k].status);
-    CHECK(posenc_decoder_feed(d, out_of_vocab, 2, logits, V) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(posenc_decoder_feed(d, out_of_vocab, NULL, 2, logits, V) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(e->param == POSENC_PARAM_TOKENS && e->element == 1 && e->value == V && e->hi == V - 1);
     CHECK(posenc_decoder_length(d) == 5 && memcmp(posenc_decoder_logits(d), before, sizeof before) == 0);
     /* and the sequence goes on: the next tokens as if nothing had happened */
-    CHECK(posenc_decoder_feed(d, tokens + 5, 3, NULL, 0) == POSENC_OK);
+    CHECK(posenc_decoder_feed(d, tokens + 5, NULL, 3, NULL, 0) == POSENC_OK);
     CHECKF(row_error(posenc_decoder_logits(d), full + 7 * V, V) <= 1e-5, "after the errors");
     /* reset: a new sequence, the same logits again */
     CHECK(posenc_decoder_reset(d) == POSENC_OK && posenc_decoder_length(d) == 0);
-    CHECK(posenc_decoder_feed(d, tokens, 8, logits, V) == POSENC_OK && row_error(logits, full + 7 * V, V) <= 1e-5);
+    CHECK(posenc_decoder_feed(d, tokens, NULL, 8, logits, V) == POSENC_OK && row_error(logits, full + 7 * V, V) <= 1e-5);
     posenc_decoder_free(d);
     posenc_decoder_free(NULL);
 }
@@ -221,15 +221,15 @@ static void test_decoder_new_frequencies(void)
     posenc_decoder *d;
     CHECK(posenc_decoder_create(&d, &c, params, pl, 0, -1) == POSENC_OK);
     float at6[V], stepwise[V];
-    CHECK(posenc_decoder_feed(d, tokens, 6, at6, V) == POSENC_OK);
+    CHECK(posenc_decoder_feed(d, tokens, NULL, 6, at6, V) == POSENC_OK);
     float full6[6 * V];
     size_t wl, unused;
     CHECK(posenc_encoder_sizes(&c, 6, &unused, &wl) == POSENC_OK);
-    CHECK(posenc_encoder_logits(full6, 6 * V, &c, params, pl, tokens, 6, NULL, 1, -1, NULL, 0, work, wl) == 0);
+    CHECK(posenc_encoder_logits(full6, 6 * V, &c, params, pl, tokens, 6, NULL, NULL, 1, -1, NULL, 0, work, wl) == 0);
     CHECK(row_error(at6, full6 + 5 * V, V) <= 1e-5); /* length 6 = M: the plain base, both ways */
-    CHECK(posenc_decoder_feed(d, tokens + 6, 3, stepwise, V) == POSENC_OK);
+    CHECK(posenc_decoder_feed(d, tokens + 6, NULL, 3, stepwise, V) == POSENC_OK);
     CHECK(row_error(stepwise, full + 8 * V, V) > 1e-4); /* the cached keys kept the base of 6 */
-    CHECK(posenc_decoder_reset(d) == POSENC_OK && posenc_decoder_feed(d, tokens, 9, logits, V) == POSENC_OK);
+    CHECK(posenc_decoder_reset(d) == POSENC_OK && posenc_decoder_feed(d, tokens, NULL, 9, logits, V) == POSENC_OK);
     CHECK(row_error(logits, full + 8 * V, V) <= 1e-5); /* one feed of nine: the full pass */
     posenc_decoder_free(d);
 }
@@ -244,7 +244,7 @@ static void test_decoder_sampling(void)
     CHECK(full_pass(&c, -1, 1, &pl) == POSENC_OK);
     posenc_decoder *d;
     CHECK(posenc_decoder_create(&d, &c, params, pl, 0, -1) == POSENC_OK);
-    CHECK(posenc_decoder_feed(d, tokens, 1, logits, V) == POSENC_OK);
+    CHECK(posenc_decoder_feed(d, tokens, NULL, 1, logits, V) == POSENC_OK);
     size_t best = 0;
     for (size_t v = 1; v < V; v++)
         best = logits[v] > logits[best] ? v : best;
@@ -325,7 +325,7 @@ static void test_decoder_sampling(void)
         static float rows[16 * V];
         memcpy(tokens + 100 + 4, a, i * sizeof *a);
         CHECK(posenc_encoder_sizes(&c, n, &unused, &wl) == POSENC_OK);
-        CHECK(posenc_encoder_logits(rows, n * V, &c, params, pl, tokens + 100, n, NULL, 1, -1, NULL, 0, work, wl) == 0);
+        CHECK(posenc_encoder_logits(rows, n * V, &c, params, pl, tokens + 100, n, NULL, NULL, 1, -1, NULL, 0, work, wl) == 0);
         size_t top = 0;
         for (size_t v = 1; v < V; v++)
             top = rows[(n - 1) * V + v] > rows[(n - 1) * V + top] ? v : top;
@@ -364,9 +364,109 @@ static void test_decoder_longrope(void)
     CHECK(posenc_decoder_create(&d, &c, params, pl, 0, -1) == POSENC_OK);
     size_t length = 0;
     for (size_t count = 1; length < 9; length += count) /* 1, 1, 1, ... past 5 */
-        CHECK(posenc_decoder_feed(d, tokens + length, count, logits, V) == POSENC_OK);
+        CHECK(posenc_decoder_feed(d, tokens + length, NULL, count, logits, V) == POSENC_OK);
     CHECKF(row_error(logits, full + 8 * V, V) <= 1e-5, "%g", row_error(logits, full + 8 * V, V));
     posenc_decoder_free(d);
+}
+
+/*
+ * Explicit positions (posenc_encoder_logits' and posenc_decoder_feed's
+ * positions): the logits follow from the positions, whatever the path.
+ *   - 0 .. n - 1 given are NULL's logits;
+ *   - the relative schemes (RoPE, ALiBi, T5, none) see differences only:
+ *     positions k .. k + n - 1 give NULL's logits too;
+ *   - the decoder fed the same positions, in chunks, gives the full pass's
+ *     rows, and a feed without positions continues one past the last;
+ *   - a negative position, or a learned one past its table, is refused.
+ */
+static float full_pos[BIG * V];
+
+static int logits_at(const posenc_encoder_config *c, const int32_t *pos, size_t n, size_t pl, float *out)
+{
+    size_t wl, unused;
+    if (posenc_encoder_sizes(c, n, &unused, &wl) || wl > COUNT(work))
+        return -1;
+    return posenc_encoder_logits(out, n * V, c, params, pl, tokens, n, pos, NULL, 1, -1, NULL, 0, work, wl);
+}
+
+static double worst_rows(const float *a, const float *b, size_t n)
+{
+    double worst = 0;
+    for (size_t r = 0; r < n; r++)
+        worst = fmax(worst, row_error(a + r * V, b + r * V, V));
+    return worst;
+}
+
+static void test_decoder_positions(void)
+{
+    enum { N = 40 };
+    static int32_t same[N], shifted[N], scattered[N + 8];
+    for (size_t i = 0; i < N + 8; i++) {
+        if (i < N)
+            same[i] = (int32_t)i, shifted[i] = (int32_t)i + 37;
+        scattered[i] = (int32_t)((i * 13) % 61 + (i % 3)); /* repeats, gaps, out of order */
+    }
+    for (int variant = 0; variant < 9; variant++) {
+        posenc_encoder_config c = base_config();
+        int relative = 1;
+        switch (variant) {
+        case 0: c.positional = POSENC_POSITIONAL_NONE; break;
+        case 1: c.positional = POSENC_POSITIONAL_SINUSOIDAL, relative = 0; break;
+        case 2: c.positional = POSENC_POSITIONAL_LEARNED, c.learned.max_length = 100, relative = 0; break;
+        case 3: c.positional = POSENC_POSITIONAL_ROPE; break;
+        case 4: c.positional = POSENC_POSITIONAL_ALIBI; break;
+        case 5: c.positional = POSENC_POSITIONAL_ALIBI, c.heads = 4, c.d_model = 16, c.alibi.max_bias = 4; break;
+        case 6: c.positional = POSENC_POSITIONAL_T5, c.t5.num_buckets = 8, c.t5.max_distance = 20; break;
+        case 7: c.positional = POSENC_POSITIONAL_T5, c.t5.unidirectional = 1; break;
+        case 8: /* the query scale reads the positions too: not shift-invariant */
+            c.positional = POSENC_POSITIONAL_ROPE, c.query_scale.type = POSENC_QUERY_SCALE_MINISTRAL3;
+            c.query_scale.beta = 0.4, c.query_scale.original_max_position = 4, relative = 0;
+            break;
+        }
+        size_t pl;
+        CHECKF(full_pass(&c, -1, N, &pl) == POSENC_OK, "variant %d", variant);
+        CHECK(logits_at(&c, same, N, pl, full_pos) == POSENC_OK);
+        double e_same = worst_rows(full_pos, full, N);
+        CHECK(logits_at(&c, shifted, N, pl, full_pos) == POSENC_OK);
+        double e_shift = worst_rows(full_pos, full, N);
+        CHECKF(e_same <= 1e-6 && (!relative || e_shift <= 1e-5) && (relative || e_shift > 1e-3),
+               "variant %d: positions 0..n-1 %g, shifted by 37 %g", variant, e_same, e_shift);
+        /* the decoder: scattered positions in chunks, then a feed without positions */
+        CHECK(logits_at(&c, scattered, N + 8, pl, full_pos) == POSENC_OK);
+        posenc_decoder *d;
+        CHECK(posenc_decoder_create(&d, &c, params, pl, 0, -1) == POSENC_OK);
+        static const size_t chunks[] = { 6, 1, 1, 9, 1, 1, 1, 5, 1, 1, 1, 1, 1, 10 };
+        double worst = 0;
+        size_t length = 0;
+        for (size_t k = 0; k < COUNT(chunks); length += chunks[k++]) {
+            CHECK(posenc_decoder_feed(d, tokens + length, scattered + length, chunks[k], logits, V) == POSENC_OK);
+            worst = fmax(worst, row_error(logits, full_pos + (length + chunks[k] - 1) * V, V));
+        }
+        CHECKF(length == N && worst <= 1e-5, "variant %d: the decoder by positions %g", variant, worst);
+        CHECK(posenc_decoder_reset(d) == POSENC_OK);
+        int32_t from[N];
+        for (size_t i = 0; i < N; i++)
+            from[i] = (int32_t)i + 37;
+        CHECK(posenc_decoder_feed(d, tokens, from, 5, NULL, 0) == POSENC_OK);
+        for (size_t i = 5; i < N; i++)
+            CHECK(posenc_decoder_feed(d, tokens + i, NULL, 1, logits, V) == POSENC_OK);
+        CHECK(logits_at(&c, from, N, pl, full_pos) == POSENC_OK);
+        CHECKF(row_error(logits, full_pos + (N - 1) * V, V) <= 1e-5, "variant %d: NULL after positions", variant);
+        /* refusals: the record names the element; the sequence unchanged */
+        int32_t bad[3] = { 4, -1, 5 };
+        CHECK(posenc_encoder_logits(full_pos, 3 * V, &c, params, pl, tokens, 3, bad, NULL, 1, -1, NULL, 0, work,
+                                    COUNT(work)) == POSENC_ERR_INVALID_ARGUMENT);
+        CHECK(posenc_last_error()->param == POSENC_PARAM_TOKEN_POSITIONS && posenc_last_error()->element == 1 &&
+              posenc_last_error()->index == 8);
+        CHECK(posenc_decoder_feed(d, tokens, bad, 3, logits, V) == POSENC_ERR_INVALID_ARGUMENT);
+        CHECK(posenc_last_error()->index == 3 && posenc_last_error()->element == 1 && posenc_decoder_length(d) == N);
+        if (c.positional == POSENC_POSITIONAL_LEARNED) {
+            int32_t past[2] = { 3, 100 };
+            CHECK(posenc_decoder_feed(d, tokens, past, 2, logits, V) == POSENC_ERR_INVALID_ARGUMENT);
+            CHECK(posenc_last_error()->hi == 99 && posenc_decoder_length(d) == N);
+        }
+        posenc_decoder_free(d);
+    }
 }
 
 void test_decoder(void)
@@ -378,4 +478,5 @@ void test_decoder(void)
     test_decoder_new_frequencies();
     test_decoder_sampling();
     test_decoder_longrope();
+    test_decoder_positions();
 }

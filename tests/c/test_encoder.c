@@ -371,14 +371,14 @@ static void test_encoder_forward(void)
         CHECKF(params_len == expect && work_len == 2 * S * D + 3 * S * D + 4 * S + (biased ? H * (2 * S - 1) : 0),
                "case %zu: sizes %zu %zu", n, params_len, work_len);
         fill(params, params_len, 0.5f);
-        CHECK(posenc_encoder_forward(out, COUNT(out), &cfg, params, params_len, tokens, S, c->mask, c->causal,
+        CHECK(posenc_encoder_forward(out, COUNT(out), &cfg, params, params_len, tokens, S, NULL, c->mask, c->causal,
                                      c->language, attn, COUNT(attn), work, work_len) == POSENC_OK);
         ref_encoder(want, c, params, tokens, want_attn);
         double e = rel_error(out, want, COUNT(out)), ea = rel_error(attn, want_attn, COUNT(attn));
         CHECKF(e < 1e-5 && ea < 1e-5, "case %zu: output %g, attention %g", n, e, ea);
         /* without attention out: the same bits */
         float out2[S * D];
-        CHECK(posenc_encoder_forward(out2, COUNT(out2), &cfg, params, params_len, tokens, S, c->mask, c->causal,
+        CHECK(posenc_encoder_forward(out2, COUNT(out2), &cfg, params, params_len, tokens, S, NULL, c->mask, c->causal,
                                      c->language, NULL, 0, work, work_len) == POSENC_OK &&
               memcmp(out, out2, sizeof out) == 0);
     }
@@ -396,14 +396,14 @@ static void test_encoder_errors(void)
     CHECK(posenc_encoder_sizes(&ok, S, &pl, &wl) == POSENC_OK);
     out[0] = 42;
 #define FORWARD(cfg, toks, lang, a, alen, wlen) \
-    posenc_encoder_forward(out, COUNT(out), cfg, params, pl, toks, S, NULL, 0, lang, a, alen, work, wlen)
+    posenc_encoder_forward(out, COUNT(out), cfg, params, pl, toks, S, NULL, NULL, 0, lang, a, alen, work, wlen)
     CHECK(FORWARD(&ok, bad, -1, NULL, 0, wl) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(FORWARD(&ok, tokens, 0, NULL, 0, wl) == POSENC_ERR_INVALID_ARGUMENT); /* no languages */
     CHECK(FORWARD(&ok, tokens, -1, NULL, 0, wl - 1) == POSENC_ERR_BUFFER_TOO_SMALL);
     CHECK(FORWARD(&ok, tokens, -1, attn, COUNT(attn) - 1, wl) == POSENC_ERR_BUFFER_TOO_SMALL);
     CHECK(FORWARD(&ok, tokens, -1, NULL, 4, wl) == POSENC_ERR_NULL_POINTER);
     CHECK(FORWARD(NULL, tokens, -1, NULL, 0, wl) == POSENC_ERR_NULL_POINTER);
-    CHECK(posenc_encoder_forward(out, COUNT(out), &ok, params, pl, tokens, S, NULL, 0, -1, NULL, 0, params + 8, wl) ==
+    CHECK(posenc_encoder_forward(out, COUNT(out), &ok, params, pl, tokens, S, NULL, NULL, 0, -1, NULL, 0, params + 8, wl) ==
           POSENC_ERR_INVALID_ARGUMENT); /* work overlaps params */
     posenc_encoder_config c;
     int invalid = 1;
@@ -472,9 +472,9 @@ static void test_encoder_logits(void)
         size_t want_params = (V + S) * D + L * layer + 2 * D + (head == POSENC_LM_HEAD_OWN ? V * D : 0);
         CHECKF(pl == want_params && wl == 2 * S * D + 3 * S * D + 4 * S + S * D, "head %d: sizes %zu %zu", head, pl, wl);
         fill(params, pl, 0.5f);
-        CHECK(posenc_encoder_forward(hidden, COUNT(hidden), &c, params, pl, tokens, S, NULL, 1, -1, NULL, 0, work,
+        CHECK(posenc_encoder_forward(hidden, COUNT(hidden), &c, params, pl, tokens, S, NULL, NULL, 1, -1, NULL, 0, work,
                                      wl) == POSENC_OK);
-        CHECK(posenc_encoder_logits(logits, COUNT(logits), &c, params, pl, tokens, S, NULL, 1, -1, NULL, 0, work,
+        CHECK(posenc_encoder_logits(logits, COUNT(logits), &c, params, pl, tokens, S, NULL, NULL, 1, -1, NULL, 0, work,
                                     wl) == POSENC_OK);
         const float *w = head == POSENC_LM_HEAD_TIED ? params : params + pl - V * D;
         double want[S * V];
@@ -486,9 +486,9 @@ static void test_encoder_logits(void)
                 want[s * V + v] = dot;
             }
         CHECKF(rel_error(logits, want, COUNT(logits)) < 1e-6, "head %d: %g", head, rel_error(logits, want, S * V));
-        CHECK(posenc_encoder_logits(logits, COUNT(logits) - 1, &c, params, pl, tokens, S, NULL, 1, -1, NULL, 0, work,
+        CHECK(posenc_encoder_logits(logits, COUNT(logits) - 1, &c, params, pl, tokens, S, NULL, NULL, 1, -1, NULL, 0, work,
                                     wl) == POSENC_ERR_BUFFER_TOO_SMALL);
-        CHECK(posenc_encoder_logits(logits, COUNT(logits), &c, params, pl, tokens, S, NULL, 1, -1, NULL, 0, work,
+        CHECK(posenc_encoder_logits(logits, COUNT(logits), &c, params, pl, tokens, S, NULL, NULL, 1, -1, NULL, 0, work,
                                     wl - 1) == POSENC_ERR_BUFFER_TOO_SMALL);
     }
     size_t pl, wl;
@@ -497,7 +497,7 @@ static void test_encoder_logits(void)
     CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_OK);
     memset(none, 0x5a, sizeof none);
     float before = none[0];
-    CHECK(posenc_encoder_logits(none, COUNT(none), &c, params, pl, tokens, S, NULL, 1, -1, NULL, 0, work, wl) ==
+    CHECK(posenc_encoder_logits(none, COUNT(none), &c, params, pl, tokens, S, NULL, NULL, 1, -1, NULL, 0, work, wl) ==
           POSENC_ERR_INVALID_ARGUMENT);
     CHECK(memcmp(&none[0], &before, sizeof before) == 0);
     c.lm_head = 3;
@@ -509,12 +509,12 @@ static void test_encoder_logits(void)
     CHECK(posenc_encoder_sizes(&c, 0, &pl, &wl) == POSENC_ERR_INVALID_ARGUMENT);
     c.learned.max_length = S;
     static const int32_t longer[S + 1] = { 0, 1, 2, 3, 4, 5 };
-    CHECK(posenc_encoder_forward(hidden, COUNT(hidden) + D, &c, params, 20000, longer, S + 1, NULL, 1, -1, NULL, 0,
+    CHECK(posenc_encoder_forward(hidden, COUNT(hidden) + D, &c, params, 20000, longer, S + 1, NULL, NULL, 1, -1, NULL, 0,
                                  work, COUNT(work)) == POSENC_ERR_INVALID_ARGUMENT);
     /* no layers: x[s] = E[t_s] * scale + P[s], one float product and one sum */
     c.layers = 0, c.final_norm = 0, c.embed_scale = 1.5;
     CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_OK && pl == (V + S) * D);
-    CHECK(posenc_encoder_forward(hidden, COUNT(hidden), &c, params, pl, tokens, S, NULL, 0, -1, NULL, 0, work, wl) ==
+    CHECK(posenc_encoder_forward(hidden, COUNT(hidden), &c, params, pl, tokens, S, NULL, NULL, 0, -1, NULL, 0, work, wl) ==
           POSENC_OK);
     int exact = 1;
     for (int s = 0; s < S; s++)
@@ -596,13 +596,13 @@ static void test_overlaps(void)
         u.i[i] = 1;
     /* tokens inside out, inside work, inside attention; the mask inside work;
        the frequencies inside work */
-    CHECK(posenc_encoder_forward(u.f, S * D, &c, params, pl, u.i + S, S, NULL, 0, -1, NULL, 0, wk, wl) ==
+    CHECK(posenc_encoder_forward(u.f, S * D, &c, params, pl, u.i + S, S, NULL, NULL, 0, -1, NULL, 0, wk, wl) ==
           POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i + wl - 1, S, NULL, 0, -1, NULL, 0, u.f, wl) ==
+    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i + wl - 1, S, NULL, NULL, 0, -1, NULL, 0, u.f, wl) ==
           POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i, S, NULL, 0, -1, u.f + 1, COUNT(attn), wk, wl) ==
+    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i, S, NULL, NULL, 0, -1, u.f + 1, COUNT(attn), wk, wl) ==
           POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i + wl, S, u.i + 4, 0, -1, NULL, 0, u.f, wl) ==
+    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i + wl, S, NULL, u.i + 4, 0, -1, NULL, 0, u.f, wl) ==
           POSENC_ERR_INVALID_ARGUMENT);
     unchanged = 1;
     for (int i = 0; i < 4096; i++)
@@ -610,11 +610,11 @@ static void test_overlaps(void)
     CHECK(unchanged);
     c.rope.inv_freq = u.d + 10;
     u.d[10] = 1, u.d[11] = 0.01;
-    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i + 2 * wl, S, NULL, 0, -1, NULL, 0, u.f, wl) ==
+    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i + 2 * wl, S, NULL, NULL, 0, -1, NULL, 0, u.f, wl) ==
           POSENC_ERR_INVALID_ARGUMENT);
     CHECK(u.d[10] == 1 && u.d[11] == 0.01);
     c.rope.inv_freq = inv_freq;
-    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i, S, u.i + S, 0, -1, attn, COUNT(attn), wk, wl) ==
+    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i, S, NULL, u.i + S, 0, -1, attn, COUNT(attn), wk, wl) ==
           POSENC_OK);
 }
 

@@ -24,7 +24,7 @@ static int full_row(const posenc_encoder_config *c, const float *params, size_t 
         return 0;
     float *work = malloc((wl ? wl : 1) * sizeof(float)), *out = malloc((n ? n : 1) * sizeof(float));
     int ok = work && out &&
-             posenc_encoder_logits(out, n, c, params, params_len, tokens, seq, NULL, 1, language, NULL, 0, work, wl) ==
+             posenc_encoder_logits(out, n, c, params, params_len, tokens, seq, NULL, NULL, 1, language, NULL, 0, work, wl) ==
                  POSENC_OK;
     for (size_t v = 0; ok && v < c->vocab_size; v++)
         row[v] = out[(seq - 1) * c->vocab_size + v];
@@ -69,7 +69,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_ASSERT((status == POSENC_OK) == (d != NULL));
     if (d) {
         size_t prefix = length < 24 ? length : 24;
-        int prefix_ok = prefix == 0 || posenc_decoder_feed(d, t, prefix, NULL, 0) == POSENC_OK;
+        /* the prefix at explicit positions, sometimes: small, or any int32 (negative ones refused) */
+        int positioned = take_u8(&in) % 4 == 0;
+        static int32_t pos[24];
+        for (size_t i = 0; i < 24; i++)
+            pos[i] = take_u8(&in) % 8 ? (int32_t)(take_u8(&in) % 40) : take_i32(&in);
+        int prefix_ok = prefix == 0 || posenc_decoder_feed(d, t, positioned ? pos : NULL, prefix, NULL, 0) == POSENC_OK;
         size_t before_len = posenc_decoder_length(d);
         static float before[32], logits[32];
         const float *now = posenc_decoder_logits(d);
@@ -82,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                                                  : (size_t)POSENC_POSITION_MAX + 1;
         size_t room = cap - posenc_decoder_length(d);
         size_t n = count <= 24 - prefix ? count : 0;
-        status = posenc_decoder_feed(d, t + prefix, n || count > room ? count : 24 - prefix, logits, c.vocab_size);
+        status = posenc_decoder_feed(d, t + prefix, NULL, n || count > room ? count : 24 - prefix, logits, c.vocab_size);
         if (!n && count <= room)
             n = 24 - prefix;
         check_status(status);
@@ -94,7 +99,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             size_t seq = posenc_decoder_length(d);
             FUZZ_ASSERT(seq == before_len + n);
             static float want[32];
-            int exact = c.positional != POSENC_POSITIONAL_ROPE && c.positional != POSENC_POSITIONAL_SINUSOIDAL;
+            int exact = c.positional != POSENC_POSITIONAL_ROPE && c.positional != POSENC_POSITIONAL_SINUSOIDAL &&
+                        !positioned;
             if (exact && prefix_ok && prefix + n == seq && c.vocab_size <= 32 &&
                 full_row(&c, w, params_len, t, seq, language, want)) {
                 int finite = 1;

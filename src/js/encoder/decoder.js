@@ -10,7 +10,7 @@ import { wasm } from '../core/instance.js';
 import { INT32_MAX, integer, later, param, readOptions, typedArray } from '../core/options.js';
 import { writeStruct } from '../core/struct.js';
 import { setInto } from '../core/typed.js';
-import { readTokens } from './options.js';
+import { readPositions, readTokens } from './options.js';
 
 const SEED_MAX = 2n ** 64n - 1n;
 
@@ -26,6 +26,7 @@ function decoderContext(config, given = {}) {
     top_k: 'topK',
     top_p: 'topP',
     language: 'language',
+    positions: 'positions',
   };
   return {
     label: (cName) => names[cName] ?? config.label(cName),
@@ -135,7 +136,10 @@ export class Decoder {
    * row length - 1 of encoder.logits(all the tokens so far, { causal: true }).
    * A call that throws leaves the sequence as it was.
    * @param {number | Int32Array | number[]} tokens one id, or ids in [0, vocabSize), at least one
-   * @param {{ out?: Float32Array }} [options] out: vocabSize floats to fill instead
+   * @param {{ positions?: Int32Array | number[], out?: Float32Array }} [options]
+   *   positions: the tokens' explicit position ids (default: each one past
+   *   the position of the token before it, the first at 0); out: vocabSize
+   *   floats to fill instead
    * @returns {Float32Array}
    */
   feed(tokens, options = {}) {
@@ -147,9 +151,12 @@ export class Decoder {
     if (o.out !== undefined && countOf(o.out) !== vocab) {
       throw new RangeError(`posenc.${fn}: out must have length vocabSize = ${vocab}, got ${countOf(o.out)}`);
     }
-    const pTokens = this.#tokens(fn, ids);
+    const positions = o.positions === undefined ? null : readPositions(fn, o.positions, ids.length);
+    // the positions after the tokens, in the same scratch
+    const pTokens = this.#tokens(fn, positions ? [...ids, ...positions] : ids);
+    const pPositions = positions ? pTokens + 4 * ids.length : 0;
     const { exports, memory } = wasm(fn);
-    this.#check(fn, exports.posenc_decoder_feed(this.#state, pTokens, ids.length, 0, 0), { 'tokens.length': ids.length });
+    this.#check(fn, exports.posenc_decoder_feed(this.#state, pTokens, pPositions, ids.length, 0, 0), { 'tokens.length': ids.length });
     const view = new Float32Array(memory.buffer, exports.posenc_decoder_logits(this.#state) >>> 0, vocab);
     if (o.out === undefined) return view.slice();
     if (WasmArray.isBranded(o.out)) o.out.array.set(view);
@@ -239,7 +246,7 @@ export class Decoder {
       yield token;
       if (stop.includes(token) || i + 1 === o.maxNewTokens) return;
       this.#alive(fn);
-      this.#check(fn, exports.posenc_decoder_feed(this.#state, this.#tokens(fn, [token]), 1, 0, 0), given);
+      this.#check(fn, exports.posenc_decoder_feed(this.#state, this.#tokens(fn, [token]), 0, 1, 0, 0), given);
     }
   }
 
@@ -287,7 +294,7 @@ export const decoderSpec = {
 };
 
 /** decoder.feed()'s options. */
-export const feedSpec = { out: typedArray('float32', { optional: true }) };
+export const feedSpec = { positions: later({ optional: true }), out: typedArray('float32', { optional: true }) };
 
 /** encoder.decoder()'s options: maxLength, language. */
 export function readDecoderOptions(fn, options) {

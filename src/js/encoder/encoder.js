@@ -10,7 +10,8 @@ import { setInto } from '../core/typed.js';
 import { checkListable, tensorLayout, tensorsOf } from './layout.js';
 import { CONFIG_WORDS, configArrays, configContext, nativeSizes, writeConfig } from './native-config.js';
 import {
-  CONFIG_METADATA_KEY, checkResolved, deepFreeze, deepSnapshot, modelSpec, readCreateOptions, readMask, readTokens, resolveConfig,
+  CONFIG_METADATA_KEY, checkResolved, deepFreeze, deepSnapshot, modelSpec, readCreateOptions, readMask, readPositions, readTokens,
+  resolveConfig,
 } from './options.js';
 import { Decoder, generateSpec as decoderGenerateSpec, readDecoderOptions, readGenerate } from './decoder.js';
 import { MAX_HEADER_BYTES, headerBytes, writeSafetensors } from './safetensors.js';
@@ -48,6 +49,7 @@ export function createEncoder(options) {
 
 /** The options of forward, pool, logits and classify (language is checked against the encoder's languages). */
 export const forwardSpec = {
+  positions: later({ optional: true }),
   mask: later({ optional: true }),
   causal: boolean({ default: false }),
   language: later({ optional: true }),
@@ -135,6 +137,7 @@ class Encoder {
     const seq = ids.length;
     const o = readOptions(fn, options, forwardSpec);
     const mask = o.mask === undefined ? null : readMask(fn, o.mask, seq);
+    const positions = o.positions === undefined ? null : readPositions(fn, o.positions, seq);
     const act = elementCount(fn, { seq, dModel: c.dModel });
     const outCount = entry === 'logits' ? elementCount(fn, { seq, vocabSize: c.vocabSize }) : act;
     const probs = c.keepAttention ? elementCount(fn, { layers: c.layers, heads: c.heads, 'seq * seq': seq * seq }) : 0;
@@ -155,12 +158,14 @@ class Encoder {
     ];
     if (attention) buffers.push({ array: attention, type: 'float32', length: probs });
     if (mask) buffers.push({ array: mask, type: 'int32', length: seq, copyIn: true });
+    if (positions) buffers.push({ array: positions, type: 'int32', length: seq, copyIn: true });
     const call = entry === 'logits' ? exports.posenc_encoder_logits : exports.posenc_encoder_forward;
     heapCall(fn, buffers, (pOut, pConfig, pParams, pWork, pTokens, ...rest) => {
       const pAttention = attention ? rest.shift() : 0;
       const pMask = mask ? rest.shift() : 0;
+      const pPositions = positions ? rest.shift() : 0;
       return call(
-        pOut, outCount, pConfig, pParams, this.#layout.paramsLength, pTokens, seq, pMask, o.causal ? 1 : 0,
+        pOut, outCount, pConfig, pParams, this.#layout.paramsLength, pTokens, seq, pPositions, pMask, o.causal ? 1 : 0,
         o.language ?? -1, pAttention, probs, pWork, work,
       );
     }, this.#callContext(o));
@@ -301,7 +306,7 @@ class Encoder {
   #callContext(o) {
     const { label, given } = this.#context;
     return {
-      label: (cName) => (cName === 'language' ? 'language' : label(cName)),
+      label: (cName) => (cName === 'language' || cName === 'positions' ? cName : label(cName)),
       given: (name) => (name === 'language' ? o.language : given(name)),
     };
   }

@@ -5,7 +5,7 @@
 import { activation, norm_placement, positional as POSITIONAL_NAMES, rope_precision } from '../../../build/abi.js';
 import { describe, fail, isPlainObject, typedArrayType } from '../core/describe.js';
 import { row } from '../core/errors.js';
-import { INT32_MAX, boolean, integer, later, oneOf, param, readOptions, readTagged } from '../core/options.js';
+import { INT32_MAX, INT32_MIN, boolean, integer, later, oneOf, param, readOptions, readTagged } from '../core/options.js';
 import { lengthOf } from '../core/typed.js';
 import { ROPE_LAYOUTS, ropeFrequenciesOf } from '../rope.js';
 import { sectionList } from '../rope-axes.js';
@@ -130,6 +130,26 @@ export function readTokens(fn, tokens, vocab, name = 'tokens', least = 1) {
     ids[i] = t;
   }
   return ids;
+}
+
+/**
+ * positions -> Int32Array of seq explicit position ids (C checks their range:
+ * >= 0, below positional.maxLength for 'learned'); JS only what C cannot
+ * see: an array of seq integers that int32 holds.
+ */
+export function readPositions(fn, positions, seq) {
+  const allowed = `an Int32Array or Array of ${seq} integers (the position of each token)`;
+  if (!Array.isArray(positions) && !TOKEN_ARRAYS.includes(typedArrayType(positions))) throw fail(TypeError, fn, 'positions', allowed, positions);
+  const length = Array.isArray(positions) ? positions.length : lengthOf(positions);
+  if (length !== seq) throw new RangeError(`posenc.${fn}: positions must have length tokens.length = ${seq}, got ${length}`);
+  const out = new Int32Array(seq);
+  for (let i = 0; i < seq; i++) {
+    const p = positions[i];
+    if (typeof p !== 'number') throw fail(TypeError, fn, `positions[${i}]`, 'an integer', p);
+    if (!Number.isInteger(p) || p < INT32_MIN || p > INT32_MAX) throw fail(RangeError, fn, `positions[${i}]`, `an integer from 0 to ${INT32_MAX}`, p);
+    out[i] = p;
+  }
+  return out;
 }
 
 /** mask -> Int32Array of 0/1 (1 = a real token, 0 = padding, Hugging Face's attention_mask). */
