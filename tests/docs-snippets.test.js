@@ -91,8 +91,8 @@ test.each(programs.map((b) => [b.page, b.line, b]))('%s:%i compiles and runs as 
   expect(block.code).toMatch(/\bint main\(/);
   const base = join(SCRATCH, `${page.replace(/\W/g, '-')}-${line}`);
   writeFileSync(`${base}.c`, `${block.code}\n`);
-  const sources = readdirSync(join(ROOT, 'src')).filter((f) => f.endsWith('.c')).map((f) => join(ROOT, 'src', f));
-  const cc = run('cc', ['-std=c11', '-Wall', '-Wextra', '-Werror', `-I${join(ROOT, 'include')}`, `${base}.c`, ...sources, '-lm', '-o', base]);
+  const sources = ['src', 'src/encoder'].flatMap((dir) => readdirSync(join(ROOT, dir)).filter((f) => f.endsWith('.c')).map((f) => join(ROOT, dir, f)));
+  const cc = run('cc', ['-std=c11', '-Wall', '-Wextra', '-Werror', `-I${join(ROOT, 'include')}`, `-I${join(ROOT, 'src')}`, `${base}.c`, ...sources, '-lm', '-o', base]);
   expect(cc.stderr).toBe('');
   expect(cc.status).toBe(0);
   expect(run(base, []).status).toBe(0);

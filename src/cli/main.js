@@ -2,13 +2,16 @@
 // one subcommand and writes its tensor as a torch-style table, CSV, JSON, raw
 // little-endian bytes or NumPy .npy, a piece at a time. Every failure is one
 // line on stderr and one of the exit statuses in EXIT; nothing is thrown.
-import { readFileSync } from 'node:fs';
+import { constants } from '../../build/abi.js';
+import { optionText } from '../js/core/option-text.js';
+import { SPECS } from '../js/specs.js';
 import { COMMANDS, UsageError, optionOf } from './commands.js';
 import { BINARY, FORMATS, formatOfPath } from './formats.js';
 import { PipeClosed, writeToFile, writeToStream } from './output.js';
 import { closest } from '../js/core/suggest.js';
 
-const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+// the header's version: package.json states the same (tests/consumers/c-install.test.js)
+const VERSION = `${constants.VERSION_MAJOR}.${constants.VERSION_MINOR}.${constants.VERSION_PATCH}`;
 
 /** The exit statuses, as `posenc --help` and docs/cli.md list them. */
 export const EXIT = {
@@ -52,10 +55,19 @@ function mainHelp() {
   ].join('\n');
 }
 
+/**
+ * A flag's help: its own words, then what the option allows and its default
+ * as the API states them (C's parameter table, the spec: option-text.js).
+ */
+function flagHelp(command, name, flag) {
+  const checker = SPECS[command.calls]?.[optionOf(name, flag)];
+  return checker?.row ? `${flag.help} (${optionText(checker)})` : flag.help;
+}
+
 function commandHelp(name) {
   const c = COMMANDS[name];
   const rows = [
-    ...Object.entries(c.flags).map(([f, spec]) => [`--${f}${spec.kind === 'bool' ? ` | --no-${f}` : ''}`, spec.help]),
+    ...Object.entries(c.flags).map(([f, spec]) => [`--${f}${spec.kind === 'bool' ? ` | --no-${f}` : ''}`, flagHelp(c, f, spec)]),
     ...Object.entries(COMMON).map(([f, help]) => [`--${f}`, help]),
   ];
   const width = Math.max(...rows.map(([f]) => f.length));
@@ -201,7 +213,7 @@ export async function main(argv, io = { stdout: process.stdout, stderr: process.
       say(io.stdout, commandHelp(command));
       return EXIT.ok;
     }
-    const posenc = await import('../../dist/posenc.mjs');
+    const posenc = await import('../js/index.js');
     await posenc.init();
     tensor = COMMANDS[command].run(posenc, parsed.options);
   } catch (error) {

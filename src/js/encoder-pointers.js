@@ -22,7 +22,6 @@ export const ENCODER_POINTERS = {
   get readSafetensors() { return elsewhere('readSafetensors'); },
   get writeSafetensors() { return elsewhere('writeSafetensors'); },
   get softmax() { return elsewhere('softmax'); },
-  get previousTokenHead() { return elsewhere('previousTokenHead'); },
   get POSITIONAL_TYPES() { return elsewhere('POSITIONAL_TYPES'); },
   get CONFIG_METADATA_KEY() { return elsewhere('CONFIG_METADATA_KEY'); },
   get SAFETENSORS_DTYPES() { return elsewhere('SAFETENSORS_DTYPES'); },

@@ -47,7 +47,7 @@ describe('package.json', () => {
   test('has a CLI (bin) whose file is in the files whitelist and starts with a node shebang', () => {
     expect(pkg.bin).toEqual({ posenc: 'bin/posenc.js' });
     expect(pkg.files).toContain('bin/posenc.js');
-    expect(pkg.files).toContain('src/cli/*.js');
+    expect(pkg.files).toContain('dist/cli.mjs');
     expect(readFileSync(join(ROOT, 'bin/posenc.js'), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
   });
 });
@@ -59,13 +59,13 @@ describe('the tarball (npm pack)', () => {
       'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md',
       'dist/posenc.mjs', 'dist/posenc.cjs', 'dist/posenc.d.ts', 'dist/posenc.d.cts', 'dist/posenc.wasm',
       'dist/encoder.mjs', 'dist/encoder.cjs', 'dist/encoder.d.ts', 'dist/encoder.d.cts', 'dist/posenc-encoder.wasm',
-      'bin/posenc.js', 'src/cli/main.js', 'src/cli/commands.js', 'src/cli/formats.js', 'src/cli/torch.js',
-      'include/posenc.h',
+      'bin/posenc.js', 'dist/cli.mjs',
+      'include/posenc.h', 'include/posenc_encoder.h', 'src/encoder/encoder.c',
     ];
     for (const file of needed) expect(files).toContain(file);
     // the C sources ship for C users who vendor from npm; nothing else may come along
-    // and what the docs link to: their picture, the examples, the training notes; the CLI's shared hint helper
-    const allowed = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/[\w-]+\.md|docs\/train-view\.png|examples\/[\w-]+\.mjs|examples\/worker\/[\w-]+\.(js|html)|tools\/train\/README\.md|dist\/(?:posenc|encoder)[\w-]*\.(mjs|cjs|d\.ts|d\.cts|wasm)|bin\/posenc\.js|src\/cli\/\w+\.js|src\/js\/core\/suggest\.js|include\/posenc\.h|src\/\w+\.[ch])$/;
+    // and what the docs link to: their picture, the examples, the training notes
+    const allowed = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/[\w-]+\.md|docs\/train-view\.png|examples\/[\w-]+\.mjs|examples\/worker\/[\w-]+\.(js|html)|tools\/train\/README\.md|dist\/(?:posenc|encoder)[\w-]*\.(mjs|cjs|d\.ts|d\.cts|wasm)|dist\/cli\.mjs|bin\/posenc\.js|include\/posenc(?:_encoder)?\.h|src\/(?:encoder\/)?\w+\.[ch])$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
   });
 

@@ -75,7 +75,7 @@ console.log(JSON.stringify({
 
 // The encoder's entry: its own init(), the encoder, .safetensors, and every positional function.
 const USE_ENCODER = `import {
-  init, createEncoder, encoderTensorShapes, readSafetensors, writeSafetensors, softmax, previousTokenHead,
+  init, createEncoder, encoderTensorShapes, readSafetensors, writeSafetensors, softmax,
   POSITIONAL_TYPES, CONFIG_METADATA_KEY, SAFETENSORS_DTYPES, ropeCache, allocate,
 } from 'posenc/encoder';
 import type { Decoder, Encoder, EncoderOptions, Positional, PositionalType, QueryScale, WasmArray } from 'posenc/encoder';
@@ -98,11 +98,10 @@ const file: Uint8Array = enc.toSafetensors();
 const read = readSafetensors(file);
 const bytes: Uint8Array = writeSafetensors(read.tensors);
 const probs: Float32Array = softmax(Float32Array.of(1, 2, 3));
-const head = previousTokenHead(enc.tensors(), { heads: 2, positional });
 const type: PositionalType = POSITIONAL_TYPES[2] ?? 'rope';
 const cache: { cos: Float32Array; sin: Float32Array } = ropeCache({ rotaryDim: 4, length: 2 });
 console.log(JSON.stringify({ logits: logits.length, out: out.length, shapes: Object.keys(shapes).length, bytes: bytes.length > 0,
-  probs: probs.length, head: Object.keys(head).length, type, key: CONFIG_METADATA_KEY, dtypes: SAFETENSORS_DTYPES.length, cache: cache.cos.length,
+  probs: probs.length, type, key: CONFIG_METADATA_KEY, dtypes: SAFETENSORS_DTYPES.length, cache: cache.cos.length,
   next: next.length + again.length, cached, generated: generated.length }));
 `;
 
@@ -203,7 +202,7 @@ test('the ESM file compiled by tsc runs and computes the notebook table', () => 
   expect([out.cos, out.sin, out.bias, out.xl, out.slopes, out.shorthand, out.grid, out.steps]).toEqual([4 * 8, 4 * 8, 2 * 3 * 5, 12, 8, 8, 7 * 8, 2 * 9]);
   expect([out.mrope, out.patches]).toEqual([(12 + 14 * 21 + 5) * 128, 24 * 32]);
   const enc = JSON.parse(mustRun(process.execPath, [join('out', 'encoder.mjs')], { cwd: dir }).stdout);
-  expect(enc).toEqual({ logits: 30, out: 24, shapes: 17, bytes: true, probs: 3, head: 18, type: 'rope', key: 'posenc.config', dtypes: 4, cache: 4, next: 20, cached: 4, generated: 4 });
+  expect(enc).toEqual({ logits: 30, out: 24, shapes: 17, bytes: true, probs: 3, type: 'rope', key: 'posenc.config', dtypes: 4, cache: 4, next: 20, cached: 4, generated: 4 });
 });
 
 test.each([['posenc', 'posenc'], ['posenc/encoder', 'encoder']])('%s: the declarations and the runtime export the same names; each runtime export type-checks by name', async (specifier, file) => {

@@ -25,7 +25,7 @@ const pack = () => spawnSync('npm', ['pack', '--dry-run', '--json'], { cwd: dir,
 test('without dist/: npm pack fails, and says to run make wasm js', () => {
   const r = pack();
   expect(r.status).not.toBe(0);
-  expect(r.stderr).toMatch(/posenc prepack: dist\/posenc\.mjs, .* are missing: run 'make wasm js' first/);
+  expect(r.stderr).toMatch(/posenc prepack: dist\/cli\.mjs, dist\/posenc\.mjs, .* are missing: run 'make wasm js' first/);
 });
 
 test('with a dist/ older than a source: refused, naming both', () => {
@@ -34,7 +34,7 @@ test('with a dist/ older than a source: refused, naming both', () => {
   utimesSync(join(dir, 'src', 'js', 'rope.js'), later, later);
   const r = pack();
   expect(r.status).not.toBe(0);
-  expect(r.stderr).toMatch(/posenc prepack: dist\/posenc\.mjs is older than src\/js\/rope\.js: run 'make wasm js' first/);
+  expect(r.stderr).toMatch(/posenc prepack: dist\/cli\.mjs is older than src\/js\/rope\.js: run 'make wasm js' first/);
 });
 
 test('with dist/ built after the sources: packed, dist/ included', () => {

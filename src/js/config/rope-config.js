@@ -8,7 +8,9 @@
 // modeling files.
 import { fail, isPlainObject } from '../core/describe.js';
 import { INT32_MAX, integer, readOptions } from '../core/options.js';
-import { checkAxesForm, sectionList } from '../rope-axes.js';
+import { camel } from '../core/errors.js';
+import { ropeFrequenciesOf } from '../rope.js';
+import { sectionList } from '../rope-axes.js';
 import { ROPE_TYPES, readScaling } from '../rope-scaling.js';
 import { FAMILIES, FAMILY_KEYS, GENERIC, NOT_ROPE, alibiKind } from './families.js';
 import { layerTypes, ropeLayers } from './layers.js';
@@ -267,14 +269,15 @@ export function ropeFromConfig(config, options = {}) {
   const maxPos = countAt(fn, c, where, 'max_position_embeddings') ?? countAt(fn, c, where, 'n_positions') ??
     (family.chatglm ? countAt(fn, c, where, 'seq_length') : undefined) ?? family.maxPos;
   const result = { rotaryDim, base, layout: family.layout };
+  const label = (key) => {
+    if (key === 'maxPositionEmbeddings') return `${where}.max_position_embeddings`;
+    if (key === 'originalMaxPositionEmbeddings') return `${where}.original_max_position_embeddings (or ${dictWhere}.original_max_position_embeddings)`;
+    return `${dictWhere}.${KEYS[key] ?? key}`;
+  };
+  let sc = { type: 'default' };
   if (t !== 'default') {
     const scaling = scalingOf(fn, t, dict, dictWhere, rope.perType ? rope.dict : dict, c, where, family, rope.perType, maxPos);
-    const label = (key) => {
-      if (key === 'maxPositionEmbeddings') return `${where}.max_position_embeddings`;
-      if (key === 'originalMaxPositionEmbeddings') return `${where}.original_max_position_embeddings (or ${dictWhere}.original_max_position_embeddings)`;
-      return `${dictWhere}.${KEYS[key] ?? key}`;
-    };
-    readScaling(fn, scaling, rotaryDim, label); // validates, with the config's names
+    sc = readScaling(fn, scaling, rotaryDim, label); // its keys and types, with the config's names
     result.scaling = scaling;
   }
 
@@ -288,13 +291,15 @@ export function ropeFromConfig(config, options = {}) {
     if (sum !== rotaryDim / 2) {
       throw new RangeError(`posenc.${fn}: ${dictWhere}.mrope_section must add up to the rotary dimension / 2 = ${rotaryDim / 2}, got [${result.mropeSection.join(', ')}] (sum ${sum})`);
     }
-    try {
-      checkAxesForm(fn, result, rotaryDim, { type: 'default' });
-    } catch (error) {
-      throw new error.constructor(error.message.replace(/mropeSection/g, `${dictWhere}.mrope_section`));
-    }
   } else if (t === 'default' && (dict.rope_type ?? dict.type) === 'mrope') {
     throw new TypeError(`posenc.${fn}: ${dictWhere}.mrope_section is required with rope_type 'mrope'`);
   }
+  // every range, in C (the frequencies and sections these options give), named as the config names them
+  const names = { base: baseKey, rotary_dim: `the rotary dimension (${rotaryWhat})`, sections: `${dictWhere}.mrope_section` };
+  ropeFrequenciesOf(fn, result, sc, {
+    scaling: label,
+    label: (cName) => names[cName] ?? (cName.startsWith('scaling.') ? label(camel(cName.slice('scaling.'.length))) : cName),
+    given: (name) => (name === baseKey ? base : name === names.rotary_dim ? rotaryDim : undefined),
+  });
   return result;
 }

@@ -9,6 +9,7 @@
 //   say) is refused, since nothing tells which allocation it belongs to now;
 //   so is one over the memory of any other copy of posenc (registerMemory).
 import { describe, typeOf, typedArrayType } from './describe.js';
+import { cError } from './errors.js';
 import { isReady, wasm } from './instance.js';
 import { bufferOf, byteLengthOf, byteOffsetOf, lengthOf, setInto, subarrayOf } from './typed.js';
 
@@ -232,18 +233,31 @@ function release(fn, ptr) {
 
 /**
  * What posenc holds in wasm memory now: the memory's size in bytes, the bytes
- * allocated and not yet freed, and the live WasmArrays. Between calls only
- * WasmArrays hold memory, so allocatedBytes returning to its earlier value
- * shows that calls (failed ones included) leak nothing.
+ * allocated and not yet freed (decoders' included), and the live WasmArrays.
+ * Between calls only WasmArrays and decoders hold memory, so allocatedBytes
+ * returning to its earlier value shows that calls (failed ones included)
+ * leak nothing.
  */
 export function memoryStats() {
   const { memory } = wasm('memoryStats');
   return { memoryBytes: memory.buffer.byteLength, allocatedBytes: allocatedBytes(), liveArrays: live.size };
 }
 
+const natives = new Set(); // () => bytes: memory C allocated itself and holds (decoder states)
+
+/**
+ * @internal Counts the bytes C holds for an object (a decoder state) in
+ * memoryStats until the returned function is called.
+ */
+export function holdNative(bytes) {
+  natives.add(bytes);
+  return () => natives.delete(bytes);
+}
+
 function allocatedBytes() {
   let total = 0;
   for (const bytes of sizes.values()) total += bytes;
+  for (const bytes of natives) total += bytes();
   return total;
 }
 
@@ -282,10 +296,12 @@ export function checkDisjoint(fn, nameA, a, nameB, b) {
  * allocation that is freed before returning. No user code runs from here to
  * the end of compute: typed arrays are copied by the intrinsic operations
  * (typed.js), never by a subclass's own set() or subarray(). compute returns
- * a posenc status; a non-zero status means the JS checks missed a case the C
- * rejects, and throws.
+ * a posenc status; a refusal throws the error C's record describes
+ * (errors.js cError, with `context`: how this function names C's parameters,
+ * and what the caller gave), and nothing is copied out; a status the caller
+ * handles itself (context.tolerate) is returned instead.
  */
-export function heapCall(fn, buffers, compute) {
+export function heapCall(fn, buffers, compute, context) {
   const { exports } = wasm(fn);
   const pointers = new Array(buffers.length).fill(0);
   let staged = 0;
@@ -306,10 +322,8 @@ export function heapCall(fn, buffers, compute) {
       if (b.copyIn) setInto(new CONSTRUCTORS[b.type](memory.buffer, pointers[i], b.length), subarrayOf(b.array, 0, b.length));
     });
     const status = compute(...pointers);
-    if (status !== 0) {
-      const text = exports.posenc_strerror(status);
-      throw new Error(`posenc.${fn}: internal error ${status} (${readCString(text)})`);
-    }
+    if (status !== 0 && context?.tolerate === status) return status;
+    if (status !== 0) throw cError(fn, wasm(fn), status, context);
     buffers.forEach((b, i) => {
       if (!b.copyOut || inPlace[i]) return;
       setInto(b.array, new CONSTRUCTORS[b.type](memory.buffer, pointers[i], b.length));
@@ -317,11 +331,4 @@ export function heapCall(fn, buffers, compute) {
   } finally {
     if (block) release(fn, block);
   }
-}
-
-function readCString(ptr) {
-  const bytes = new Uint8Array(wasm('strerror').memory.buffer, ptr);
-  let end = 0;
-  while (bytes[end] !== 0) end++;
-  return new TextDecoder().decode(bytes.subarray(0, end));
 }
