@@ -135,7 +135,7 @@ describe('the manifest', () => {
 
 // The reversal models that learn the task in the training range on every seed, with the
 // recipe the copy task's models share (docs/models.md says which, and what the others do).
-const LEARNS_REVERSAL = ['reverse-none', 'reverse-sinusoidal', 'reverse-rope', 'reverse-alibi', 'reverse-t5'];
+const LEARNS_REVERSAL = ['reverse-none', 'reverse-sinusoidal', 'reverse-rope', 'reverse-alibi', 'reverse-t5', 'reverse-learned-randomized'];
 
 describe.each(manifest.models.map((m) => [m.id, m]))('%s', (id, m) => {
   let encoder;
