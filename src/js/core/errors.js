@@ -60,9 +60,18 @@ export function accepts(r, v) {
 /** What a row of the parameter table allows, in words (TypeScript docs, CLI help and type errors). */
 export const rowAllows = (row) => allowed(row.rule, row.lo, row.hi);
 
+/** The rows known to this entry by id: posenc.h's, and posenc_encoder.h's once addRows has them. */
+const rows = new Map();
+
+/** Adds rows of a parameter table ([id, name, rule, lo, hi, zero] each, build/abi.js). */
+export function addRows(table) {
+  for (const [id, name, rule, lo, hi, zero] of table) rows.set(id, { id, name, rule, lo, hi, zero });
+}
+addRows(params);
+
 /** The row of a parameter by its table id ('ROTARY_DIM'). */
 export function row(id) {
-  const r = params.find((p) => p.id === id);
+  const r = rows.get(id);
   if (!r) throw new Error(`posenc: internal error: no parameter '${id}' in the table`);
   return r;
 }
