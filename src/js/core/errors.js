@@ -25,10 +25,11 @@ const bound = (v, other, label) => (other ? `${label(other)} = ${v}` : String(v)
 export function allowed(rule, lo, hi, other, label = camel) {
   switch (rule) {
     case 'integer':
-    case 'even':
-      return `${rule === 'even' ? 'an even integer' : 'an integer'} from ${lo} to ${bound(hi, other, label)}`;
-    case 'multiple':
-      return `a multiple of ${bound(lo, other, label)}${other ? '' : `, from ${lo}`} to ${other ? 2147483647 : hi}`;
+      return `an integer from ${lo} to ${bound(hi, other, label)}`;
+    case 'even': // the largest even value up to hi
+      return `an even integer from ${lo} to ${bound(other ? hi : hi - (hi % 2), other, label)}`;
+    case 'multiple': // a multiple of lo (another parameter's value, or a constant)
+      return other ? `a multiple of ${bound(lo, other, label)}` : `a multiple of ${lo}`;
     case 'above':
     case 'at_least': {
       if (rule === 'at_least' && lo === -REAL_MAX && hi === REAL_MAX) return 'a finite number';
@@ -82,6 +83,20 @@ function readCString(memory, ptr) {
   let end = 0;
   while (bytes[end] !== 0) end++;
   return new TextDecoder().decode(bytes.subarray(0, end));
+}
+
+const records = new WeakMap(); // instance exports -> the address of its posenc_error record
+
+/**
+ * Clears the record's status before a call: a refusal that left no record
+ * of its own (a routine that records none) then reads as an internal error,
+ * never as an earlier call's record.
+ */
+export function clearError(instance) {
+  const { exports, memory } = instance;
+  let at = records.get(exports);
+  if (at === undefined) records.set(exports, (at = exports.posenc_last_error() >>> 0));
+  new DataView(memory.buffer).setInt32(at + ERROR_STRUCT.fields.status[0], 0, true);
 }
 
 /**
