@@ -251,8 +251,8 @@ fuzz: fuzz-build
 # The limit probes: loops that only store, or only read and write, the bytes;
 # and the parts of the kernels (bench/breakdown.mjs), linked with the kernels'
 # own sources, compiled as the SIMD build compiles them (-O3 -msimd128).
-PROBE_SRCS    := src/trig.c src/fmath.c src/rope_rotate.c src/rope_apply.c src/sinusoidal.c
-PROBE_EXPORTS := _probe_store,_probe_store_tiles,_probe_read_write,_probe_clock,_probe_clock_f64,_probe_recurrence,_probe_table_l1,_probe_rope_memory,_probe_rope_rotate,_probe_rope_rotate_kouter,_probe_rope_trig,_probe_f32x4_madd,_posenc_sinusoidal,_posenc_rope_apply_ordered,_malloc,_free
+PROBE_SRCS    := src/trig.c src/fmath.c src/rope_rotate.c src/rope_apply.c src/rope_freq.c src/params.c src/status.c src/sinusoidal.c
+PROBE_EXPORTS := _probe_store,_probe_store_tiles,_probe_read_write,_probe_clock,_probe_clock_f64,_probe_recurrence,_probe_table_l1,_probe_rope_memory,_probe_rope_rotate,_probe_rope_rotate_kouter,_probe_rope_trig,_probe_f32x4_madd,_posenc_sinusoidal,_posenc_rope_apply,_malloc,_free
 build/bench/probes.wasm: bench/probes.c $(PROBE_SRCS) $(HDRS) Makefile
 	@mkdir -p $(@D)
 	$(EMCC) $(CSTD) -Isrc -O3 -msimd128 --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH \
