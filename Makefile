@@ -259,7 +259,7 @@ build/bench/probes.wasm: bench/probes.c $(PROBE_SRCS) $(HDRS) Makefile
 	  -sMAXIMUM_MEMORY=4GB -sMALLOC=emmalloc \
 	  -sEXPORTED_FUNCTIONS=$(PROBE_EXPORTS) $< $(PROBE_SRCS) -o $@
 
-# The peer of the encoder (bench/encoder-ort.mjs): ONNX Runtime Web, pinned in
+# The peer of the encoder (bench/encoder-ort.mjs, bench/generate-ort.mjs): ONNX Runtime Web, pinned in
 # bench/ort/ and installed there by the bench alone (139 MB: never by make test),
 # on the copy-task models exported from torch (tools/train/export_onnx.py, no
 # onnx package needed). Without torch the export is skipped and the bench's
@@ -285,6 +285,7 @@ bench: deps wasm js build/bench/probes.wasm bench-ort
 	$(NODE) bench/run.mjs
 	$(NODE) bench/breakdown.mjs
 	$(NODE) bench/encoder-ort.mjs
+	$(NODE) bench/generate-ort.mjs
 	$(NODE) bench/decode.mjs
 	$(NODE) bench/size.mjs
 	$(NODE) bench/budgets.mjs
