@@ -273,6 +273,11 @@ int posenc_decoder_create(posenc_decoder **out, const posenc_encoder_config *con
         rope_plan plan;
         if ((status = own_rope(d)) || (status = rope_at(d, 1, &plan)))
             goto failed;
+        if (!d->length_dependent) { /* the frequencies of every feed: computed once, here */
+            rope_plan_block(&plan, 0, plan.half, d->freqs);
+            plan.given = d->freqs;
+            d->rope = plan;
+        }
     }
     *out = d;
     return POSENC_OK;
@@ -327,7 +332,7 @@ int posenc_decoder_feed(posenc_decoder *d, const int32_t *tokens, size_t count, 
     /* LongRoPE: past O for the first time, the whole sequence again (the long factors for every key) */
     rope_plan plan;
     int again = 0;
-    if (c->positional == POSENC_POSITIONAL_ROPE) {
+    if (c->positional == POSENC_POSITIONAL_ROPE && d->length_dependent) {
         if ((status = rope_at(d, end, &plan)))
             return status;
         double o = plan.original_max;
@@ -350,9 +355,11 @@ int posenc_decoder_feed(posenc_decoder *d, const int32_t *tokens, size_t count, 
                 .keys = d->cache, .v_offset = d->capacity * dm, .layer_stride = 2 * d->capacity * dm,
                 .first = first, .rows = rows, .causal = 1 };
     if (c->positional == POSENC_POSITIONAL_ROPE) { /* the frequencies once, not per layer */
-        rope_plan_block(&plan, 0, plan.half, d->freqs);
-        plan.given = d->freqs;
-        d->rope = plan;
+        if (d->length_dependent) {
+            rope_plan_block(&plan, 0, plan.half, d->freqs);
+            plan.given = d->freqs;
+            d->rope = plan;
+        }
         s.rope = &d->rope;
     }
     if (stack_relative_bias(&d->m)) {
