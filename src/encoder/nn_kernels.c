@@ -97,7 +97,7 @@ static inline ALWAYS_INLINE void block_2x4(float *y0, float *y1, const float *x0
  * lanes of each output are one chain of adds (the order fixes them), so more
  * outputs would put more chains in flight, but eight weight rows' addresses
  * spill V8's x64 registers: 1x8 and 1x6 measured no faster than a row
- * paired with itself, 1x4 about 1.4x faster (bench/kernels.mjs).
+ * paired with itself, 1x4 about 1.4x faster (bench/kernels.mjs, on each).
  */
 static inline ALWAYS_INLINE void block_1x4(float *y, const float *x, const float *w, size_t wstride, size_t n,
                                            const float *bias)
