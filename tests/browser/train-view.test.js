@@ -522,7 +522,8 @@ describe('attention of a trained model on a typed or random sequence', () => {
     let induction = 0;
     for (const p of ps) {
       if (p.layer === 0) prev = Math.max(prev, await mean(p, diag(p, 1, 1)));
-      if (p.layer > 0) induction = Math.max(induction, await mean(p, diag(p, n + 1, n + 2).slice(0, 16)));
+      // row n + 1 + i holds t_i = s_i and predicts s_{i+1}, at key i + 1: n back
+      if (p.layer > 0) induction = Math.max(induction, await mean(p, diag(p, n, n + 2).slice(0, 16)));
     }
     expect(prev).toBeGreaterThan(0.35);
     expect(induction).toBeGreaterThan(0.5);
