@@ -6,7 +6,6 @@ import * as posenc from './dist/posenc.mjs';
 import { readState, queryOf } from './state.js';
 import { theme, onThemeChange } from './draw/theme.js';
 import { mountView } from './mount.js';
-import { buildSkeletons } from './skeleton.js';
 import table from './views/table.js';
 import curves from './views/curves.js';
 import notebook from './views/notebook.js';
@@ -29,7 +28,6 @@ import copyattn from './views/copyattn.js';
 const VIEWS = [table, curves, notebook, relative, t5, deberta, similarity, rope, grid2d, mrope, alibi, encoder, train, breaks, lengthloss, compound, copyattn];
 
 const status = document.getElementById('status');
-buildSkeletons();
 
 // The views that run the tiny encoder get 'posenc/encoder' (its own wasm): it
 // loads after the other views are drawn, so they never wait for it.

@@ -29,8 +29,6 @@
 //              for a redraw when results arrive later (a worker's).
 // A grid figure may add highlight(overlayContext, cursor) to mark the cell
 // under the cursor itself (a scatter's point) instead of a cross.
-// index.html writes each section's own text and form; skeleton.js adds the
-// parts every section shares (figure, read-out, error, notice, downloads).
 // `notices`: sentences about values of the address this view could not take
 // (state.js readState); shown in its .notice until the reader changes a control.
 // `posenc` is the package entry that main.js loaded: 'posenc' for the
@@ -43,8 +41,32 @@ import { recordGeometry } from './draw/heatmap.js';
 import { csvBlob, jsonBlob, saveBlob, savePng } from './download.js';
 import { attachReadout } from './draw/readout.js';
 
+/**
+ * The parts every view shares, written here once: a section of index.html
+ * holds placeholders, <div class="figure"></div> where its canvas goes and
+ * <div class="view-foot"></div> where its read-out (for a canvas), error
+ * line, notice of a bad address and downloads go (PNG for a canvas; CSV and
+ * JSON always).
+ */
+function fillParts(el, view) {
+  const figure = own(el, '.figure')[0];
+  if (figure && !figure.firstElementChild) {
+    figure.innerHTML = `<canvas class="plot" tabindex="0" aria-describedby="${view.id}-readout"></canvas><canvas class="overlay" aria-hidden="true"></canvas>`;
+  }
+  const foot = own(el, '.view-foot')[0];
+  if (!foot) return;
+  const kinds = figure ? ['png', 'csv', 'json'] : ['csv', 'json'];
+  foot.outerHTML = [
+    figure ? `<p class="readout" id="${view.id}-readout" aria-live="polite"></p>` : '',
+    '<p class="error" role="alert" hidden></p>',
+    '<p class="notice" role="status" hidden></p>',
+    `<div class="downloads">${kinds.map((k) => `<button type="button" data-download="${k}">${k.toUpperCase()}</button>`).join('')}</div>`,
+  ].join('');
+}
+
 /** Mounts `view` on element `el` with its state object; returns { measure(), draw(theme) }. */
 export function mountView(el, view, s, posenc, { request, changed, notices = [] }) {
+  fillParts(el, view);
   const canvas = own(el, 'canvas.plot')[0];
   const overlay = own(el, 'canvas.overlay')[0];
   const readout = own(el, '.readout')[0];

@@ -137,7 +137,7 @@ def write_fixture(model, task, path):
 def update_fixture(model, task, path):
     """Writes the logit fixture of a page model, unless the file there holds
     the same tokens and logits within 1e-4 of each row's largest (the bound
-    of tests/models.test.js): torch on another run of the same weights sums
+    of tests/encoder/trained-models.test.js): torch on another run of the same weights sums
     some products in another order (up to about 1e-5 relative past the
     training length, measured on these files), which is no reason to
     rewrite them."""
