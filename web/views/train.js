@@ -61,12 +61,15 @@ function showProgress() {
   bar.value = done;
   section.dataset.evalDone = String(finished);
   if (finished && doneAt !== null) section.dataset.evalDoneAt = doneAt.toFixed(0); // when the last point arrived
-  const scored = kept ? `${total} points, the ${total - kept} new ones scored` : `${total} points scored`;
+  const where = ev.workers === 1 ? 'a worker' : `${ev.workers} workers`;
+  // every point kept from the settings before (the scaled curve dropped, a measure switched): nothing new was scored
+  const all = kept === total && total > 0;
+  const scored = all ? `${total} points scored` : kept ? `${total} points, the ${total - kept} new ones scored` : `${total} points scored`;
   // a model posenc could not run: named, with posenc's message, under the others' curves
   const failed = ev.series.map((x) => [x.key, [...ev.failures(x.key).values()]]).filter(([, m]) => m.length);
   const why = failed.map(([key, m]) => ` ${NAMES[key] ?? key}: ${m.length} points not scored (${m[0]}).`).join('');
   text.textContent = (finished
-    ? `${scored} by posenc in ${ev.workers === 1 ? 'a worker' : `${ev.workers} workers`}${ms !== null ? ` in ${(ms / 1000).toFixed(1)} s` : ''}.`
+    ? `${scored} by posenc in ${where}${all ? ', kept from the settings before (nothing new to score)' : ms !== null ? ` in ${(ms / 1000).toFixed(1)} s` : ''}.`
     : `Scoring ${done} of ${total} points…`) + why;
 }
 
