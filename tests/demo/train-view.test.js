@@ -388,10 +388,12 @@ describe("the views drawn from the manifest: torch's figures over the three seed
       const inv = invert(...pixels[q].slice(0, 3), 0, 1);
       expect([MODELS[r], c, inv.distance, Math.abs(inv.value - e / ((r1 - r0) * (c1 - c0))) <= step / 2 + 1e-9]).toEqual([MODELS[r], c, 0, true]);
     });
-    // ALiBi copies the first 32 targets and is near chance after them (docs/models.md): the picture shows it
-    const alibi = rows[MODELS.indexOf('alibi')];
-    expect(Math.min(...alibi.slice(0, 32))).toBeGreaterThan(0.9);
-    expect(Math.max(...alibi.slice(40))).toBeLessThan(0.4);
+    // ALiBi's seed 1 keeps the first 32 targets and is near chance after them; seed 3 loses
+    // them (docs/models.md): the mean drawn here lies between
+    const alibiSeed = (seed) => entry('copy', 'alibi').seeds.find((r) => r.seed === seed).scores[128].perPosition;
+    expect(Math.min(...alibiSeed(1).slice(0, 32))).toBeGreaterThan(0.9);
+    expect(Math.max(...alibiSeed(1).slice(40))).toBeLessThan(0.4);
+    expect(alibiSeed(3).slice(0, 32).reduce((a, b) => a + b, 0) / 32).toBeLessThan(0.25);
     // n = 256 and one seed: the columns follow
     await setControls(page, 'breaks', { n: 256, seed: 3 });
     expect(await page.$eval('[data-view="breaks"] canvas.plot', (c) => c.dataset.cols)).toBe('256');
@@ -661,7 +663,8 @@ describe('the task switches the whole section', () => {
     await setControls(page, 'train', { task: 'reverse' });
     expect(query().get('train.task')).toBe('reverse');
     await evaluated();
-    expect(await checkPoints(page, defaultSeries(PALETTE, reversal))).toBeGreaterThanOrEqual(24);
+    // past n = 32 the reversal's curves crowd near chance, covering more of each other's disks than the copy's
+    expect(await checkPoints(page, defaultSeries(PALETTE, reversal))).toBeGreaterThanOrEqual(16);
     const { series } = await plotGeometry(page);
     expect(series.map((x) => x.band)).toEqual(MODELS.map((k) => seedRange('reverse', k, 'tokenAccuracy')));
     expect(await page.$eval('[data-view="breaks"] canvas.plot', (c) => c.dataset.task)).toBe('reverse');
