@@ -285,8 +285,21 @@ $(ONNX_INDEX): tools/train/export_onnx.py tools/train/model.py tools/train/safet
 	  $(TORCH_PYTHON) tools/train/export_onnx.py --out $(@D); \
 	else echo "posenc: $(TORCH_PYTHON) has no torch (apt-get install python3-torch): the ONNX Runtime rows of make bench are skipped"; fi
 
+# The checkpoint bench (bench/checkpoint-ort.mjs): a random Llama checkpoint of
+# about 10M parameters (config.json, model.safetensors) and its ONNX step graph,
+# generated, never committed, by tools/reference/checkpoints/make_bench_checkpoint.py.
+# TRANSFORMERS_SRC (a transformers checkout's src/) adds the check of the
+# graph against transformers' LlamaForCausalLM.
+BENCH_CKPT := build/checkpoints/llama-10m/index.json
+TRANSFORMERS_SRC ?=
+
+$(BENCH_CKPT): tools/reference/checkpoints/make_bench_checkpoint.py tools/reference/checkpoints/safetensors_write.py
+	@if $(TORCH_PYTHON) -c 'import torch' 2>/dev/null; then \
+	  $(TORCH_PYTHON) $< --out $(@D) $(if $(TRANSFORMERS_SRC),--transformers $(TRANSFORMERS_SRC)); \
+	else echo "posenc: $(TORCH_PYTHON) has no torch (apt-get install python3-torch): bench/checkpoint-ort.mjs is skipped"; fi
+
 .PHONY: bench-ort
-bench-ort: $(ORT_STAMP) $(ONNX_INDEX)
+bench-ort: $(ORT_STAMP) $(ONNX_INDEX) $(BENCH_CKPT)
 
 # budgets.mjs and page-timings.mjs: the time budgets the tests do not assert (no
 # clock in a test), each against a floor measured in the same run.
@@ -295,6 +308,7 @@ bench: deps wasm js build/bench/probes.wasm build/bench/kernels.wasm bench-ort
 	$(NODE) bench/breakdown.mjs
 	$(NODE) bench/encoder-ort.mjs
 	$(NODE) bench/generate-ort.mjs
+	$(NODE) bench/checkpoint-ort.mjs
 	$(NODE) bench/kernels.mjs
 	$(NODE) bench/decode.mjs
 	$(NODE) bench/size.mjs
