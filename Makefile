@@ -268,6 +268,13 @@ build/bench/kernels.wasm: bench/kernels.c $(KERNEL_BENCH_SRCS) $(HDRS) Makefile
 	  -sMALLOC=emmalloc -sEXPORTED_FUNCTIONS=_kernel_linear,_kernel_gelu,_kernel_layer_norm,_kernel_attend,_malloc \
 	  $< $(KERNEL_BENCH_SRCS) -o $@
 
+# The matrix products with F16 / BF16 weights against float32 weights
+# (bench/half-weights.mjs), compiled as the SIMD build compiles the kernels.
+build/bench/half-weights.wasm: bench/half_weights.c src/encoder/nn_kernels.c $(HDRS) Makefile
+	@mkdir -p $(@D)
+	$(EMCC) $(CSTD) -Isrc/encoder -O2 -msimd128 --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH \
+	  -sMALLOC=emmalloc -sEXPORTED_FUNCTIONS=_matvec,_widen,_malloc $< src/encoder/nn_kernels.c -o $@
+
 # The peer of the encoder (bench/encoder-ort.mjs, bench/generate-ort.mjs): ONNX Runtime Web, pinned in
 # bench/ort/ and installed there by the bench alone (139 MB: never by make test),
 # on the copy-task models exported from torch (tools/train/export_onnx.py, no

@@ -20,6 +20,7 @@ void test_aliasing(void);
 void test_anchors(void);
 void test_kernels(void);
 void test_block(void);
+void test_half_weights(void);
 
 int main(void)
 {
@@ -38,6 +39,7 @@ int main(void)
     test_anchors();
     test_kernels();
     test_block();
+    test_half_weights();
     printf("c: %d passed, %d failed\n", check_passed, check_failed);
     return check_failed ? 1 : 0;
 }
