@@ -1,0 +1,145 @@
+// rope-dict.js: the rope dict transformers' configuration class builds for one
+// layer of a text model (modeling_rope_utils.py RotaryEmbeddingConfigMixin:
+// convert_rope_params_to_dict and standardize_rope_params, and the families'
+// own versions of convert_rope_params_to_dict), and the check that every key of
+// the file's dict is one transformers reads for its rope_type.
+import { fail, isPlainObject } from '../core/describe.js';
+import { keysOf, numberAt, objectAt, own, quote, value } from './read.js';
+
+const LAYER_TYPES = new Set(['full_attention', 'sliding_attention', 'chunked_attention', 'linear_attention']);
+
+// The keys transformers reads in a rope dict, by rope_type (the _compute_*_parameters
+// functions and validate_rope), besides rope_type / type, rope_theta and partial_rotary_factor.
+const READ = {
+  default: [],
+  linear: ['factor'],
+  dynamic: ['factor'],
+  yarn: ['factor', 'original_max_position_embeddings', 'attention_factor', 'beta_fast', 'beta_slow', 'mscale', 'mscale_all_dim', 'truncate'],
+  longrope: ['short_factor', 'long_factor', 'factor', 'attention_factor', 'original_max_position_embeddings'],
+  llama3: ['factor', 'low_freq_factor', 'high_freq_factor', 'original_max_position_embeddings'],
+};
+
+// Keys that transformers reads or keeps without any effect on the frequencies of that
+// rope_type, listed in docs/configs.md: posenc accepts them and they change nothing.
+const WITHOUT_EFFECT = {
+  default: ['original_max_position_embeddings', 'factor'],
+  linear: ['original_max_position_embeddings'],
+  dynamic: ['original_max_position_embeddings'],
+  yarn: ['max_position_embeddings'], // Ministral3Config's default dict carries it; nothing reads it
+};
+
+/** An own copy of a dict, prototype-free (values read once, as data). */
+function copyOf(fn, d, where) {
+  const out = Object.create(null);
+  for (const k of keysOf(fn, d, where)) out[k] = own(fn, d, where, k);
+  return out;
+}
+
+const nonEmpty = (fn, d, where) => d !== undefined && keysOf(fn, d, where).length > 0;
+
+/** A v5 rope_parameters keyed by layer type ({ full_attention: {...}, sliding_attention: {...} }). */
+function perLayerType(fn, d, where) {
+  const keys = keysOf(fn, d, where);
+  return keys.length > 0 && keys.every((k) => LAYER_TYPES.has(k) && (own(fn, d, where, k) === null || isPlainObject(own(fn, d, where, k))));
+}
+
+/**
+ * The layer's rope dict: { d, where, file, top, type } with d standardized
+ * (rope_type, rope_theta, partial_rotary_factor, original_max_position_embeddings
+ * set as transformers sets them), where its name in messages, file the dict as the
+ * file gives it (for the key check; null for a class default), top the model's
+ * whole rope dict (YaRN reads truncate there), type the rope_type.
+ */
+export function ropeDict(fn, m, kind, maxPos) {
+  const { c, where, family: f } = m;
+  const scaling = objectAt(fn, c, where, 'rope_scaling');
+  const params = objectAt(fn, c, where, 'rope_parameters');
+  let d;
+  let at;
+  let file = null;
+  let top;
+  if (f.dict === 'gemma3' || f.dict === 'modernbert') {
+    // Gemma3TextConfig / ModernBertConfig.convert_rope_params_to_dict: a dict per layer type,
+    // rope_scaling merged into the full-attention one (ModernBERT: into both)
+    const layerType = kind ?? 'full_attention';
+    if (params !== undefined && !perLayerType(fn, params, `${where}.rope_parameters`) && nonEmpty(fn, params, `${where}.rope_parameters`)) {
+      throw new TypeError(`posenc.${fn}: ${where}.rope_parameters must be keyed by layer type ('full_attention', 'sliding_attention') for model_type ${quote(m.type)}, got keys ${keysOf(fn, params, `${where}.rope_parameters`).join(', ')}`);
+    }
+    const given = params !== undefined ? objectAt(fn, params, `${where}.rope_parameters`, layerType) : undefined;
+    d = given ? copyOf(fn, given, `${where}.rope_parameters.${layerType}`) : Object.assign(Object.create(null), { rope_type: 'default' });
+    at = `${where}.rope_parameters.${layerType}`;
+    if (given) file = given;
+    if (scaling !== undefined && (layerType === 'full_attention' || f.dict === 'modernbert')) {
+      Object.assign(d, copyOf(fn, scaling, `${where}.rope_scaling`));
+      at = `${where}.rope_scaling`;
+      file = scaling;
+    }
+    const [key, fallback] = f.thetaByType[layerType] ?? f.thetaByType.full_attention;
+    if (value(fn, d, at, 'rope_theta') === undefined) d.rope_theta = numberAt(fn, c, where, key) ?? fallback;
+    top = Object.create(null); // keyed by layer type: no truncate at its top level
+  } else {
+    // `rope_scaling or rope_parameters`, then the class's default when the file has neither
+    if (nonEmpty(fn, scaling, `${where}.rope_scaling`)) [file, at] = [scaling, `${where}.rope_scaling`];
+    else if (nonEmpty(fn, params, `${where}.rope_parameters`)) [file, at] = [params, `${where}.rope_parameters`];
+    if (file && perLayerType(fn, file, at)) {
+      const layerType = kind ?? 'full_attention';
+      const sub = objectAt(fn, file, at, layerType);
+      if (sub === undefined) {
+        throw new RangeError(`posenc.${fn}: ${at} is per layer type (${keysOf(fn, file, at).join(', ')}) but has no '${layerType}' entry for this layer`);
+      }
+      top = Object.create(null);
+      [file, at] = [sub, `${at}.${layerType}`];
+      d = copyOf(fn, sub, at);
+    } else {
+      d = file ? copyOf(fn, file, at) : Object.assign(Object.create(null), f.rope ?? {});
+      top = d;
+      if (!file) at = `${where}.rope_parameters (the class default)`;
+    }
+    if (value(fn, d, at, 'rope_theta') === undefined) {
+      const outside = f.dict === 'gptneox' ? numberAt(fn, c, where, 'rotary_emb_base') : f.thetaIgnored ? undefined : numberAt(fn, c, where, 'rope_theta');
+      d.rope_theta = outside ?? f.theta ?? 1e4;
+    }
+  }
+
+  // rope_type, as standardize_rope_params sets it from the older `type`
+  const named = value(fn, d, at, 'rope_type') ?? value(fn, d, at, 'type') ?? 'default';
+  if (typeof named !== 'string') throw fail(TypeError, fn, `${at}.rope_type`, 'a string', named);
+  let type = named;
+  if (f.dict === 'phi3' && (type === 'su' || type === 'yarn')) type = 'longrope'; // Phi3Config reads both as LongRoPE
+  if (f.dict === 'mrope' && type === 'mrope') type = 'default'; // Qwen2VLTextConfig: 'mrope' is the default frequencies
+
+  // partial_rotary_factor: the file's top-level key (or the class's "for BC" default) is put
+  // in the dict when the dict has none, and wins over the dict's for every type but the
+  // default one (the _compute_* functions standardize again, once it is an attribute)
+  if (f.dict === 'gptneox') {
+    d.partial_rotary_factor = numberAt(fn, c, where, 'rotary_pct') ?? f.partialKeyDefault ?? 0.25; // GPTNeoXConfig: rotary_pct, always
+  } else {
+    const outside = f.partialForced ?? numberAt(fn, c, where, 'partial_rotary_factor') ?? f.partial;
+    if (outside !== undefined && (type !== 'default' || value(fn, d, at, 'partial_rotary_factor') === undefined || f.partialForced !== undefined)) {
+      d.partial_rotary_factor = outside;
+    }
+  }
+
+  // original_max_position_embeddings for the types that read it: an attribute of the
+  // config (Phi3Config always has one) wins over the dict's; else max_position_embeddings
+  if (type === 'llama3' || type === 'yarn' || type === 'longrope') {
+    // (per layer type, standardize_rope_params only fills in max_position_embeddings)
+    const attribute = top !== d ? undefined : numberAt(fn, c, where, 'original_max_position_embeddings') ?? f.originalMax;
+    if (attribute !== undefined) d.original_max_position_embeddings = attribute;
+    else if (value(fn, d, at, 'original_max_position_embeddings') === undefined) d.original_max_position_embeddings = maxPos;
+  }
+  return { d, at, file, top, type };
+}
+
+/** Every key of the file's rope dict must be one transformers reads for its type (or listed as without effect). */
+export function checkDictKeys(fn, m, r, extra = []) {
+  if (!r.file) return;
+  const known = new Set(['rope_type', 'type', 'rope_theta', 'partial_rotary_factor', ...(READ[r.type] ?? []), ...(WITHOUT_EFFECT[r.type] ?? []), ...extra]);
+  for (const key of keysOf(fn, r.file, r.at)) {
+    if (!known.has(key)) {
+      throw new RangeError(
+        `posenc.${fn}: ${r.at}.${key} is not a key transformers reads for rope_type '${r.type}' of model_type ${quote(m.type ?? '(none)')} (it reads ${[...known].filter((k) => k !== 'type').join(', ')}): posenc will not drop a key that may change the positions`,
+      );
+    }
+  }
+}
