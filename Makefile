@@ -12,18 +12,24 @@ export NODE_PATH := /usr/share/nodejs$(if $(NODE_PATH),:$(NODE_PATH))
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wvla -Wpointer-arith
 # -ffp-contract=off: no fused multiply-adds, so native and wasm round alike.
-CSTD    := -std=c11 -ffp-contract=off -Iinclude $(WARN)
+CSTD    := -std=c11 -ffp-contract=off -Iinclude -Isrc $(WARN)
 CFLAGS  ?= -O2
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-SRCS    := $(wildcard src/*.c)
-HDRS    := include/posenc.h $(wildcard src/*.h)
+# Two headers, two halves of the sources: include/posenc.h is implemented by
+# src/*.c (the default entry's wasm), include/posenc_encoder.h by
+# src/encoder/*.c (added in the encoder's wasm).
+HEADERS := include/posenc.h include/posenc_encoder.h
+POS_C   := $(wildcard src/*.c)
+ENC_C   := $(wildcard src/encoder/*.c)
+SRCS    := $(POS_C) $(ENC_C)
+HDRS    := $(HEADERS) $(wildcard src/*.h src/encoder/*.h)
 TESTS_C := $(wildcard tests/c/*.c)
-JS_SRCS := $(wildcard src/js/*.js) src/js/posenc.d.ts
 
-# The C ABI is read off the header once (tools/abi.mjs): the JS mirror of its
+# The C ABI is read off the headers once (tools/abi.mjs): the JS mirror of its
 # enums, status codes and struct layouts, the _Static_asserts that check that
-# mirror against the compiler, and what each wasm exports.
+# mirror against the compiler, and what each wasm exports: the routines
+# declared in posenc.h ('posenc'), and in both headers ('posenc/encoder').
 ABI     := build/abi.js build/abi-asserts.h build/exports-posenc.txt build/exports-encoder.txt
 # Two entries, each with its own wasm in two builds (SIMD and baseline):
 # 'posenc' (the positional encodings) and 'posenc/encoder' (everything).
@@ -32,8 +38,8 @@ WASM_BASE   := dist/posenc-baseline.wasm
 ENC_WASM    := dist/posenc-encoder.wasm
 ENC_BASE    := dist/posenc-encoder-baseline.wasm
 JS_DIST := dist/posenc.mjs dist/posenc.cjs dist/posenc.d.ts dist/posenc.d.cts \
-           dist/encoder.mjs dist/encoder.cjs dist/encoder.d.ts dist/encoder.d.cts
-JS_SRCS := $(shell find src/js -name '*.js' -o -name '*.d.ts')
+           dist/encoder.mjs dist/encoder.cjs dist/encoder.d.ts dist/encoder.d.cts dist/cli.mjs
+JS_SRCS := $(shell find src/js src/cli -name '*.js' -o -name '*.d.ts')
 
 NODE_STAMP := node_modules/.package-lock.json
 
@@ -81,8 +87,8 @@ $(NODE_STAMP): package.json package-lock.json
 	@touch $@
 
 # ---------------------------------------------------------------- wasm + JS
-$(ABI) &: include/posenc.h tools/abi.mjs | build
-	$(NODE) tools/abi.mjs include/posenc.h build
+$(ABI) &: $(HEADERS) tools/abi.mjs | build
+	$(NODE) tools/abi.mjs build $(HEADERS)
 
 # Two builds, chosen at init() by feature detection: WASM SIMD, and a baseline
 # for engines without it (bit-identical results, see src/simd.h). The inner
@@ -96,16 +102,14 @@ $(ABI) &: include/posenc.h tools/abi.mjs | build
 # further) measured no faster for 2.7 KB more of the default entry's wasm.
 # src/fmath.c counts as one for sincos (a sincos per value in the float32 RoPE
 # recipe); its exp, log and pow are compiled for size inside it (COLD). The
-# encoder's attention and its exp / GELU (nn_attend.c, nn_math.c) are kernels
+# encoder's attention and its exp / GELU (encoder/nn_attend.c, nn_math.c) are kernels
 # too. The loops that drive the kernels (rope_apply.c, rope_axes.c,
 # sinusoidal.c) run as fast at -Oz. Speeds: bench/run.mjs; sizes: bench/size.mjs.
-KERNELS   := src/trig.c src/rope_rotate.c src/nn_kernels.c src/nn_attend.c src/nn_math.c src/fmath.c
+KERNELS   := src/trig.c src/rope_rotate.c src/encoder/nn_kernels.c src/encoder/nn_attend.c src/encoder/nn_math.c src/fmath.c
 EMLINK    := -Oz --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH -sMAXIMUM_MEMORY=4GB \
              -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB -sERROR_ON_UNDEFINED_SYMBOLS=1 -sMALLOC=none
-# The encoder's sources; the default entry's wasm is everything else.
-ENCODER_SRCS := src/encoder.c src/encoder_stack.c src/decoder.c src/nn_ops.c src/nn_kernels.c src/nn_attend.c src/nn_math.c
 WASM_SRCS := $(SRCS) src/wasm/malloc.c src/wasm/abi_check.c
-POS_SRCS  := $(filter-out $(ENCODER_SRCS),$(WASM_SRCS))
+POS_SRCS  := $(POS_C) src/wasm/malloc.c src/wasm/abi_check.c
 simd_objs  = $(1:src/%.c=build/wasm-simd/%.o)
 base_objs  = $(1:src/%.c=build/wasm-base/%.o)
 
@@ -158,19 +162,19 @@ build/native/%.o: src/%.c $(HDRS) | build
 build/native/libposenc.a: $(NATIVE_OBJS)
 	$(AR) rcs $@ $^
 
-# -Isrc: tests/c/test_kernels.c checks the internal kernels (src/nn_*.h) directly.
+# -Isrc/encoder: tests/c/test_kernels.c checks the internal kernels (src/encoder/nn_*.h) directly.
 build/native/test_posenc: $(TESTS_C) build/native/libposenc.a tests/c/check.h $(HDRS)
-	$(CC) $(CSTD) $(CFLAGS) -Isrc -Itests/c $(TESTS_C) build/native/libposenc.a -lm -o $@
+	$(CC) $(CSTD) $(CFLAGS) -Isrc/encoder -Itests/c $(TESTS_C) build/native/libposenc.a -lm -o $@
 
 # Sanitized: the library and the tests rebuilt together with ASan + UBSan.
 build/asan/test_posenc: $(TESTS_C) $(SRCS) $(HDRS) tests/c/check.h
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) -O1 -g $(SAN) -Isrc -Itests/c $(TESTS_C) $(SRCS) -lm -o $@
+	$(CC) $(CSTD) -O1 -g $(SAN) -Isrc/encoder -Itests/c $(TESTS_C) $(SRCS) -lm -o $@
 
 # The accuracy of src/fmath.c in ulps against long double libm (its own binary:
 # valgrind, which runs test_posenc, evaluates long double in double precision).
 build/native/test_fmath: tests/fmath/ulp.c build/native/libposenc.a src/fmath.h tests/c/check.h
-	$(CC) $(CSTD) $(CFLAGS) -Isrc -Itests/c $< build/native/libposenc.a -lm -o $@
+	$(CC) $(CSTD) $(CFLAGS) -Isrc/encoder -Itests/c $< build/native/libposenc.a -lm -o $@
 
 # The native half of tests/native-wasm.test.js: calls from stdin, bytes out.
 build/native/tables: tests/fmath/tables.c build/native/libposenc.a
@@ -185,12 +189,12 @@ VERSION := $(shell sed -n 's/^  "version": "\([^"]*\)".*/\1/p' package.json)
 
 install: build/native/libposenc.a
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 include/posenc.h $(DESTDIR)$(PREFIX)/include/posenc.h
+	install -m 644 $(HEADERS) $(DESTDIR)$(PREFIX)/include/
 	install -m 644 build/native/libposenc.a $(DESTDIR)$(PREFIX)/lib/libposenc.a
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' tools/posenc.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/posenc.pc
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/include/posenc.h $(DESTDIR)$(PREFIX)/lib/libposenc.a $(DESTDIR)$(PREFIX)/lib/pkgconfig/posenc.pc
+	rm -f $(DESTDIR)$(PREFIX)/include/posenc.h $(DESTDIR)$(PREFIX)/include/posenc_encoder.h $(DESTDIR)$(PREFIX)/lib/libposenc.a $(DESTDIR)$(PREFIX)/lib/pkgconfig/posenc.pc
 
 # ---------------------------------------------------------------- tests
 test: deps test-tools wasm js native build/native/test_posenc build/native/test_fmath build/native/tables build/asan/test_posenc fuzz-build
@@ -230,12 +234,12 @@ build/fuzz/obj/%.o: src/%.c $(HDRS) | hardening-tools
 	@mkdir -p $(@D)
 	$(CLANG) $(CSTD) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c $< -o $@
 
-build/fuzz/obj/decode.o: tests/fuzz/decode.c tests/fuzz/decode.h include/posenc.h | hardening-tools
+build/fuzz/obj/decode.o: tests/fuzz/decode.c tests/fuzz/decode.h $(HEADERS) | hardening-tools
 	@mkdir -p $(@D)
 	$(CLANG) $(CSTD) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c $< -o $@
 
 build/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(FUZZ_OBJS)
-	$(CLANG) $(CSTD) $(FUZZ_SAN) -fsanitize=fuzzer -Itests/fuzz $< $(FUZZ_OBJS) -lm -o $@
+	$(CLANG) $(CSTD) $(FUZZ_SAN) -fsanitize=fuzzer -Itests/fuzz -Itests/c $< $(FUZZ_OBJS) -lm -o $@
 
 .SECONDARY: $(FUZZ_OBJS)
 fuzz-build: hardening-tools $(FUZZ_TARGETS)

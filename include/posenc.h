@@ -64,11 +64,178 @@ typedef enum posenc_status {
     POSENC_ERR_NULL_POINTER = -1,     /* a required pointer is NULL          */
     POSENC_ERR_INVALID_ARGUMENT = -2, /* a value outside its documented range */
     POSENC_ERR_SIZE_OVERFLOW = -3,    /* a size product overflows size_t      */
-    POSENC_ERR_BUFFER_TOO_SMALL = -4  /* out_len < the elements required      */
+    POSENC_ERR_BUFFER_TOO_SMALL = -4, /* out_len < the elements required      */
+    POSENC_ERR_OUT_OF_MEMORY = -5     /* the allocator refused (posenc_decoder) */
 } posenc_status;
 
 /* A static, human-readable name for a status; "unknown status" otherwise. */
 POSENC_API const char *posenc_strerror(int status);
+
+/* ------------------------------------------------------------------------ */
+/* What failed: every checked parameter, its rule and its default            */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The rule a parameter must satisfy, with the bounds lo and hi of its row
+ * (below) or of the call (a bound that comes from another parameter):
+ */
+typedef enum posenc_rule {
+    POSENC_RULE_NONE = 0,     /* nothing recorded                                   */
+    POSENC_RULE_NOT_NULL = 1, /* a pointer the call needs                           */
+    POSENC_RULE_INTEGER = 2,  /* an integer from lo to hi                           */
+    POSENC_RULE_EVEN = 3,     /* an even integer from lo to hi                      */
+    POSENC_RULE_MULTIPLE = 4, /* a multiple of lo, from lo to hi                    */
+    POSENC_RULE_ABOVE = 5,    /* a finite number > lo and <= hi                     */
+    POSENC_RULE_AT_LEAST = 6, /* a finite number >= lo and <= hi                    */
+    POSENC_RULE_FLAG = 7,     /* 0 or 1                                             */
+    POSENC_RULE_ENUM = 8,     /* a value of its enum, 0 to hi                       */
+    POSENC_RULE_LENGTH = 9,   /* a buffer of at least lo elements                   */
+    POSENC_RULE_DISJOINT = 10,/* a buffer that shares no memory with `other`        */
+    POSENC_RULE_SIZE = 11,    /* sizes whose product (value * lo) fits size_t       */
+    POSENC_RULE_RESULT = 12,  /* values whose result is out of range: `why` says    */
+    POSENC_RULE_MEMORY = 13   /* `value` bytes the allocator could not give         */
+} posenc_rule;
+
+/* The largest finite double: a bound that is no bound. */
+#define POSENC_REAL_MAX 1.7976931348623157e+308
+/* The largest float: values that become floats (scales, attention factors). */
+#define POSENC_FLOAT_MAX 3.4028234663852886e+38
+
+/*
+ * The checked parameters of posenc.h, each stated once: the name the routines
+ * give it, its rule, its bounds, and the value that 0 selects ("zero means
+ * default"; a parameter whose 0 is itself a value, or refused, has 0). The
+ * JS API's error messages, its TypeScript declarations and the command line's
+ * help are generated from this table (tools/abi.mjs); relations between
+ * parameters (rotary_dim <= head_dim, offset + length - 1 <= POSENC_POSITION_MAX)
+ * are the routines' own, documented with each.
+ *
+ *   P(id,  name,  rule,  lo,  hi,  zero)
+ */
+#define POSENC_PARAMETERS(P)                                                                      \
+    P(LENGTH,            "length",            INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(D_MODEL,           "d_model",           INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(BASE,              "base",              ABOVE,    1, POSENC_REAL_MAX,     10000)             \
+    P(OFFSET,            "offset",            INTEGER,  POSENC_POSITION_MIN, POSENC_POSITION_MAX, 0) \
+    P(LAYOUT,            "layout",            ENUM,     0, POSENC_LAYOUT_FAIRSEQ, 0)               \
+    P(BATCH,             "batch",             INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(SEQ,               "seq",               INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(ORDER,             "order",             ENUM,     0, POSENC_ORDER_SBD, 0)                    \
+    P(SCALE,             "scale",             AT_LEAST, -POSENC_FLOAT_MAX, POSENC_FLOAT_MAX, 0)    \
+    P(HEIGHT,            "height",            INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(WIDTH,             "width",             INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(D_MODEL_2D,        "d_model",           MULTIPLE, 4, POSENC_POSITION_MAX, 0)                 \
+    P(CLS_TOKEN,         "cls_token",         FLAG,     0, 1, 0)                                   \
+    P(BASE_SIZE,         "base_size",         AT_LEAST, 0, POSENC_REAL_MAX,     0)                 \
+    P(INTERPOLATION_SCALE, "interpolation_scale", ABOVE, 0, POSENC_REAL_MAX,    1)                 \
+    P(DIM,               "dim",               INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(TIMESTEPS,         "timesteps",         AT_LEAST, -POSENC_REAL_MAX, POSENC_REAL_MAX, 0)      \
+    P(FLIP_SIN_TO_COS,   "flip_sin_to_cos",   FLAG,     0, 1, 0)                                   \
+    P(DOWNSCALE_FREQ_SHIFT, "downscale_freq_shift", AT_LEAST, -POSENC_REAL_MAX, POSENC_REAL_MAX, 0) \
+    P(TIMESTEP_SCALE,    "scale",             AT_LEAST, -POSENC_REAL_MAX, POSENC_REAL_MAX, 0)      \
+    P(MAX_PERIOD,        "max_period",        ABOVE,    0, POSENC_REAL_MAX,     10000)             \
+    P(QUERY_LEN,         "query_len",         INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(KEY_LEN,           "key_len",           INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(SHIFT,             "shift",             INTEGER,  POSENC_POSITION_MIN, POSENC_POSITION_MAX, 0) \
+    P(ROTARY_DIM,        "rotary_dim",        EVEN,     2, POSENC_POSITION_MAX, 0)                 \
+    P(SCALING_TYPE,      "scaling.type",      ENUM,     0, POSENC_ROPE_LONGROPE, 0)                \
+    P(FACTOR,            "scaling.factor",    ABOVE,    0, POSENC_REAL_MAX,     0)                 \
+    P(ORIGINAL_MAX_POSITION, "scaling.original_max_position_embeddings", INTEGER, 1, POSENC_POSITION_MAX, 0) \
+    P(MAX_POSITION,      "scaling.max_position_embeddings", INTEGER, 1, POSENC_POSITION_MAX, 0)   \
+    P(SCALING_ATTENTION, "scaling.attention_factor", ABOVE, 0, POSENC_FLOAT_MAX,  0)               \
+    P(BETA_FAST,         "scaling.beta_fast", ABOVE,    0, POSENC_REAL_MAX,     32)                \
+    P(BETA_SLOW,         "scaling.beta_slow", ABOVE,    0, POSENC_REAL_MAX,     1)                 \
+    P(MSCALE,            "scaling.mscale",    AT_LEAST, 0, POSENC_REAL_MAX,     0)                 \
+    P(MSCALE_ALL_DIM,    "scaling.mscale_all_dim", AT_LEAST, 0, POSENC_REAL_MAX, 0)                \
+    P(LOW_FREQ_FACTOR,   "scaling.low_freq_factor", ABOVE, 0, POSENC_REAL_MAX,  0)                 \
+    P(HIGH_FREQ_FACTOR,  "scaling.high_freq_factor", ABOVE, 0, POSENC_REAL_MAX, 0)                 \
+    P(SHORT_FACTOR,      "scaling.short_factor", ABOVE, 0, POSENC_REAL_MAX,     0)                 \
+    P(LONG_FACTOR,       "scaling.long_factor", ABOVE,  0, POSENC_REAL_MAX,     0)                 \
+    P(FACTORS_LEN,       "scaling.factors_len", INTEGER, 1, POSENC_POSITION_MAX, 0)                \
+    P(NO_TRUNCATE,       "scaling.no_truncate", FLAG,   0, 1, 0)                                   \
+    P(SEQ_LEN,           "seq_len",           INTEGER,  0, POSENC_POSITION_MAX + 1.0, 0)           \
+    P(INV_FREQ,          "inv_freq",          AT_LEAST, -POSENC_ROPE_FREQUENCY_MAX, POSENC_ROPE_FREQUENCY_MAX, 0) \
+    P(ATTENTION_FACTOR,  "attention_factor",  ABOVE,    0, POSENC_FLOAT_MAX,    1)                 \
+    P(PRECISION,         "precision",         ENUM,     0, POSENC_ROPE_PRECISION_FLOAT32, 0)       \
+    P(ROPE_LAYOUT,       "layout",            ENUM,     0, POSENC_ROPE_INTERLEAVED, 0)             \
+    P(ROPE_ORDER,        "order",             ENUM,     0, POSENC_ROPE_ORDER_BHSD, 0)              \
+    P(HEADS,             "heads",             INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(HEAD_DIM,          "head_dim",          INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(POSITIONS,         "positions",         INTEGER,  POSENC_POSITION_MIN, POSENC_POSITION_MAX, 0) \
+    P(IN_FEATURES,       "in_features",       INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(FROM,              "from",              ENUM,     0, POSENC_ROPE_INTERLEAVED, 0)             \
+    P(TO,                "to",                ENUM,     0, POSENC_ROPE_INTERLEAVED, 0)             \
+    P(N_AXES,            "n_axes",            INTEGER,  1, POSENC_ROPE_MAX_AXES, 0)                \
+    P(SECTIONS,          "sections",          INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(ARRANGEMENT,       "arrangement",       ENUM,     0, POSENC_AXES_INTERLEAVED, 0)             \
+    P(FORM_2D,           "form",              ENUM,     0, POSENC_ROPE_2D_AXIAL, 0)                \
+    P(SPAN_KIND,         "spans.kind",        ENUM,     0, POSENC_MROPE_VIDEO, 0)                  \
+    P(SPAN_T,            "spans.t",           INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(SPAN_H,            "spans.h",           INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(SPAN_W,            "spans.w",           INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
+    P(SECONDS_PER_GRID,  "spans.seconds_per_grid", AT_LEAST, 0, POSENC_REAL_MAX, 0)                \
+    P(SPATIAL_MERGE_SIZE, "spatial_merge_size", INTEGER, 1, POSENC_POSITION_MAX, 2)                \
+    P(TOKENS_PER_SECOND, "tokens_per_second", AT_LEAST, 0, POSENC_REAL_MAX,     0)                 \
+    P(MAX_BIAS,          "max_bias",          ABOVE,    0, POSENC_REAL_MAX,     8)                 \
+    P(QUERY_OFFSET,      "query_offset",      INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(CAUSAL,            "causal",            FLAG,     0, 1, 0)                                   \
+    P(BIDIRECTIONAL,     "bidirectional",     FLAG,     0, 1, 0)                                   \
+    P(NUM_BUCKETS,       "num_buckets",       INTEGER,  2, POSENC_POSITION_MAX, 32)                \
+    P(MAX_DISTANCE,      "max_distance",      INTEGER,  1, POSENC_POSITION_MAX, 128)               \
+    P(BUCKET_SIZE,       "bucket_size",       INTEGER,  2, POSENC_POSITION_MAX, 256)               \
+    P(MAX_POSITION_DEBERTA, "max_position",   INTEGER,  2, POSENC_POSITION_MAX, 512)               \
+    P(REL,               "rel",               INTEGER,  POSENC_POSITION_MIN, POSENC_POSITION_MAX, 0) \
+    P(D_MODEL_EVEN,      "d_model",           EVEN,     2, POSENC_POSITION_MAX, 0)                 \
+    P(CLAMP_LENGTH,      "clamp_length",      INTEGER,  0, POSENC_POSITION_MAX, 0)
+
+/* The rows of POSENC_PARAMETERS: POSENC_PARAM_BASE, ... */
+#define POSENC_PARAM_ID_(id, name, rule, lo, hi, zero) POSENC_PARAM_##id,
+typedef enum posenc_param {
+    POSENC_PARAM_NONE = -1,
+    POSENC_PARAMETERS(POSENC_PARAM_ID_)
+    POSENC_PARAM_COUNT
+} posenc_param;
+
+/*
+ * posenc_last_error: why the last call that failed on this thread failed
+ * (like errno, the one record posenc keeps; a call that succeeds leaves it):
+ *
+ *   status   what that call returned
+ *   param    the row of POSENC_PARAMETERS (or of POSENC_ENCODER_PARAMETERS,
+ *            numbered after it) of the parameter that failed, or
+ *            POSENC_PARAM_NONE
+ *   index    that parameter's position in the call, from 1 (a field of a
+ *            struct argument has the struct's position); 0 if none
+ *   element  for an array (inv_freq, scaling.long_factor, timesteps,
+ *            tokens), the element that failed; -1 otherwise
+ *   name     its name: the row's, or a buffer's ("out", "x"); NULL if none
+ *   rule     the posenc_rule it broke, with the bounds lo and hi: the row's,
+ *            or the call's where a bound comes from another parameter, which
+ *            `other` then names ("head_dim")
+ *   value    the value given (a buffer's length for RULE_LENGTH)
+ *   why      for RULE_RESULT, and where the row alone does not explain it: a
+ *            short reason, or NULL; a % in it stands for lo
+ *
+ *   if (posenc_rope_apply(...) != POSENC_OK) {
+ *       const posenc_error *e = posenc_last_error();
+ *       fprintf(stderr, "%s: %s = %g\n", posenc_strerror(e->status), e->name, e->value);
+ *   }
+ */
+typedef struct posenc_error {
+    int status;
+    int param;
+    int index;
+    int element;
+    int rule;
+    const char *name;
+    const char *other;
+    const char *why;
+    double value;
+    double lo;
+    double hi;
+} posenc_error;
+
+POSENC_API const posenc_error *posenc_last_error(void);
 
 /* ------------------------------------------------------------------------ */
 /* Sinusoidal tables (Vaswani et al. 2017, "Attention Is All You Need", 3.5)  */
@@ -313,9 +480,9 @@ POSENC_API int posenc_relative_positions(int32_t *out, size_t out_len, size_t qu
  *   factor                    > 0. Required by LINEAR, DYNAMIC, LLAMA3. YARN and
  *                             LONGROPE: 0 = max_position_embeddings / O (HF; an
  *                             explicit factor wins, as in HF since PR #40320)
- *   original_max_position_embeddings  integral >= 1. Required by LLAMA3; YARN,
+ *   original_max_position_embeddings  an integer >= 1. Required by LLAMA3; YARN,
  *                             LONGROPE: 0 = max_position_embeddings
- *   max_position_embeddings   integral >= 1. Required by DYNAMIC, and by YARN /
+ *   max_position_embeddings   an integer >= 1. Required by DYNAMIC, and by YARN /
  *                             LONGROPE when factor or O is 0
  *   attention_factor          > 0; 0 = the type's formula above
  *   beta_fast, beta_slow      YaRN, > 0 with beta_fast >= beta_slow; 0 = 32, 1
@@ -335,8 +502,6 @@ typedef enum posenc_rope_type {
     POSENC_ROPE_LONGROPE = 5
 } posenc_rope_type;
 
-/* The JS binding's layout of this struct is generated from this declaration
- * (tools/abi.mjs), and compiled as _Static_asserts into the wasm. */
 typedef struct posenc_rope_scaling {
     int type;
     int no_truncate;
@@ -362,29 +527,7 @@ typedef struct posenc_rope_scaling {
  * NaN. Real models have |f_k| <= 1 and A near 1.
  */
 #define POSENC_ROPE_FREQUENCY_MAX 18446744073709551616.0 /* 2^64 */
-#define POSENC_ROPE_ATTENTION_MAX 3.4028234663852886e+38 /* FLT_MAX */
-
-/*
- * posenc_rope_frequencies: inv_freq[k] = f_k for k < rotary_dim / 2 (the
- * formulas above) and *attention_factor = A.
- *
- *   inv_freq   caller buffer of n >= rotary_dim / 2 doubles; must not overlap
- *              attention_factor, nor (LONGROPE) short_factor or long_factor
- *              (read while inv_freq is written): POSENC_ERR_INVALID_ARGUMENT
- *   rotary_dim even, >= 2 (>= 4 for DYNAMIC)
- *   base       finite, > 1; 0 selects 10000 (HF's rope_theta)
- *   s          the scaling, or NULL for POSENC_ROPE_DEFAULT
- *   seq_len    DYNAMIC and LONGROPE only: the sequence length the frequencies
- *              serve (HF's seq_len; HF's forward passes max(position_ids) + 1);
- *              0 = none (DYNAMIC then uses M, LONGROPE the short factors)
- *
- * POSENC_ERR_INVALID_ARGUMENT also when the parameters give a non-finite
- * scaled base, or a frequency or attention factor outside the ranges the
- * cache and apply routines accept (below).
- */
-POSENC_API int posenc_rope_frequencies(double *inv_freq, size_t n, size_t rotary_dim, double base,
-                                       const posenc_rope_scaling *s, size_t seq_len,
-                                       double *attention_factor);
+#define POSENC_ROPE_ATTENTION_MAX POSENC_FLOAT_MAX
 
 /*
  * Precision of the angles. The rotation itself is the same in both: in float,
@@ -411,28 +554,6 @@ typedef enum posenc_rope_precision {
     POSENC_ROPE_PRECISION_FLOAT32 = 1
 } posenc_rope_precision;
 
-/* The name of POSENC_ROPE_PRECISION_FLOAT64 in posenc 0.1. */
-#define POSENC_ROPE_PRECISION_DOUBLE POSENC_ROPE_PRECISION_FLOAT64
-
-/*
- * posenc_rope_cache: cos_out[r][k] = A cos(p_r f_k), sin_out[r][k] = A sin(p_r f_k),
- * each row-major [length][rotary_dim / 2]: HF's cos/sin caches without their
- * duplicated second half (HF's emb = cat(freqs, freqs)).
- *
- *   cos_out, sin_out  caller buffers of out_len >= length * rotary_dim / 2 floats
- *                     each; must not overlap each other, inv_freq or
- *                     positions: POSENC_ERR_INVALID_ARGUMENT
- *   p_r        positions[r] when positions is not NULL (length entries), else
- *              offset + r (offset + length - 1 <= POSENC_POSITION_MAX)
- *   inv_freq   rotary_dim / 2 doubles (from posenc_rope_frequencies),
- *              |f_k| <= POSENC_ROPE_FREQUENCY_MAX
- *   attention_factor  A, 0 < A <= POSENC_ROPE_ATTENTION_MAX
- *   precision  a posenc_rope_precision
- */
-POSENC_API int posenc_rope_cache(float *cos_out, float *sin_out, size_t out_len, size_t length,
-                                 int32_t offset, const int32_t *positions, size_t rotary_dim,
-                                 const double *inv_freq, double attention_factor, int precision);
-
 /*
  * Which features of a head form the rotated pairs. Pictured after ggml for
  * head_dim = 6, rotary_dim = 4 (c, s: the two members of a pair, 0: untouched):
@@ -449,7 +570,175 @@ typedef enum posenc_rope_layout {
 } posenc_rope_layout;
 
 /*
- * posenc_rope_apply: rotates x in place, x row-major [batch][seq][heads][head_dim]:
+ * posenc_rope: one rotary embedding, whole: which features rotate, how, and
+ * at which frequencies. The routines below take it and compute its
+ * frequencies themselves (in double, by the formulas above): a caller never
+ * carries frequencies across. Zero means default.
+ *
+ *   rotary_dim   r: even, >= 2; the routines that rotate x take 0 as head_dim,
+ *                and need r <= head_dim
+ *   base         finite, > 1; 0 selects 10000 (HF's rope_theta)
+ *   scaling      posenc_rope_scaling (all zero: none)
+ *   seq_len      DYNAMIC and LONGROPE: the sequence length the frequencies
+ *                serve (HF's seq_len); 0: the largest position + 1 of the call
+ *                (HF's forward: max(position_ids) + 1), or none for
+ *                posenc_rope_frequencies (DYNAMIC then uses M, LONGROPE the
+ *                short factors)
+ *   inv_freq     NULL: the frequencies of base and scaling. Else r / 2
+ *                frequencies used as given (a model's own inv_freq buffer; with
+ *                PRECISION_FLOAT32, transformers' float32 pipeline value for
+ *                value), each |f_k| <= POSENC_ROPE_FREQUENCY_MAX; base and
+ *                scaling are still checked, and the scaling's A applies
+ *   attention_factor  with inv_freq: A, 0 < A <= POSENC_ROPE_ATTENTION_MAX;
+ *                0 selects the scaling's (1 without). Without inv_freq the
+ *                scaling decides A.
+ *   layout       a posenc_rope_layout (the caches do not pair features)
+ *   precision    a posenc_rope_precision
+ *
+ * POSENC_ERR_INVALID_ARGUMENT also when base and scaling give a non-finite
+ * scaled base, a frequency past POSENC_ROPE_FREQUENCY_MAX, or an attention
+ * factor outside (0, POSENC_ROPE_ATTENTION_MAX] (posenc_last_error: why).
+ */
+typedef struct posenc_rope {
+    size_t rotary_dim;
+    double base;
+    posenc_rope_scaling scaling;
+    size_t seq_len;
+    const double *inv_freq;
+    double attention_factor;
+    int layout;
+    int precision;
+} posenc_rope;
+
+/*
+ * RoPE over several position axes: M-RoPE (Qwen2-VL) and 2-D RoPE (vision).
+ *
+ * The rotary pairs k < r/2 split into n_axes consecutive sections,
+ * sections[a] pairs each (summing to r/2); the pairs of section a rotate by
+ * the position of axis a:
+ *
+ *   S_a = sections[0] + .. + sections[a-1]:   pair k, S_a <= k < S_a + sections[a],
+ *   angle p_a f_k,  p_a = positions[a][row]   (positions axis-major: [n_axes][rows])
+ *
+ * with posenc_rope_apply's rotation, attention factor, layouts and precision;
+ * in the half layout a section covers both halves, pair k being (k, k + r/2).
+ * With every axis at the same positions the values are posenc_rope_cache's
+ * and posenc_rope_apply's bit for bit.
+ *
+ * M-RoPE, multimodal RoPE (Qwen2-VL, Qwen2.5-VL; Hugging Face
+ * models/qwen2_vl/modeling_qwen2_vl.py apply_multimodal_rotary_pos_emb):
+ * n_axes 3 (temporal, height, width), sections = the config's
+ * rope_scaling.mrope_section ([16, 24, 24] for head_dim 128), the
+ * frequencies of posenc_rope; positions from posenc_mrope_positions. HF splits
+ * cat(freqs, freqs) by mrope_section * 2 and takes chunk i from axis i % 3:
+ * the same sections in both halves (POSENC_AXES_SECTIONED). Pictured for
+ * r = 12, sections [2, 2, 2], the axis each feature's angle comes from:
+ *
+ *   POSENC_ROPE_HALF         [t t h h w w | t t h h w w]
+ *   POSENC_ROPE_INTERLEAVED  [t t t t h h h h w w w w]
+ *
+ * Qwen3-VL interleaves the axes instead (POSENC_AXES_INTERLEAVED; HF
+ * models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding
+ * .apply_interleaved_mrope): pair k takes axis a = k mod 3 when a >= 1 and
+ * k < 3 sections[a], else the temporal axis; mrope_section [24, 20, 20] of
+ * 64 pairs gives t h w t h w ... t h w (60 pairs), then t t t t. Sections
+ * still count each axis's pairs. Pictured for r = 12, sections [2, 2, 2]:
+ *
+ *   POSENC_ROPE_HALF         [t h w t h w | t h w t h w]
+ *
+ * 2-D RoPE of vision encoders (form, below): n_axes 2, the patch's row y
+ * (axis 0) and column x (axis 1), sections [r/4, r/4], the frequencies
+ * arranged from f_i = base^(-2i/r) (no scaling, no inv_freq):
+ *   POSENC_ROPE_2D_PIXTRAL (HF models/pixtral/modeling_pixtral.py
+ *     PixtralRotaryEmbedding, patches in row-major order,
+ *     position_ids_in_meshgrid): the even frequencies rotate by the row, the
+ *     odd ones by the column: f'_k = f_{2k} (k < r/4),  f'_{r/4 + k} = f_{2k+1}
+ *   POSENC_ROPE_2D_AXIAL (the Qwen2-VL and Qwen2.5-VL vision encoders, HF
+ *     VisionRotaryEmbedding(head_dim / 2) with rot_pos_emb): both axes take
+ *     the same frequencies base^(-4k/r) = f_{2k}:  f'_k = f'_{r/4 + k} = f_{2k}
+ *   Both rotate in the half layout (rotate_half); r = head_dim, r % 4 == 0.
+ */
+#define POSENC_ROPE_MAX_AXES 4
+
+/* How sections assign pairs to axes (see above). */
+typedef enum posenc_axes_arrangement {
+    POSENC_AXES_SECTIONED = 0,  /* contiguous sections: Qwen2-VL, Qwen2.5-VL, 2-D RoPE */
+    POSENC_AXES_INTERLEAVED = 1 /* axis k mod n_axes within its section: Qwen3-VL        */
+} posenc_axes_arrangement;
+
+/* The frequencies of 2-D RoPE (see above). */
+typedef enum posenc_rope_2d {
+    POSENC_ROPE_2D_NONE = 0,    /* the frequencies of posenc_rope, as they are      */
+    POSENC_ROPE_2D_PIXTRAL = 1, /* [f0 f2 f4 .. | f1 f3 f5 ..]                      */
+    POSENC_ROPE_2D_AXIAL = 2    /* [f0 f2 f4 .. | f0 f2 f4 ..]                      */
+} posenc_rope_2d;
+
+/*
+ * posenc_rope_axes: the axes of a RoPE.
+ *   n_axes       1 .. POSENC_ROPE_MAX_AXES
+ *   sections     n_axes counts summing to rotary_dim / 2; interleaved, pair
+ *                a + n_axes (sections[a] - 1) of each axis a >= 1 with pairs
+ *                must exist (be below rotary_dim / 2)
+ *   arrangement  a posenc_axes_arrangement
+ *   form         a posenc_rope_2d; PIXTRAL and AXIAL need n_axes 2, sections
+ *                [r/4, r/4], the sectioned arrangement, and a posenc_rope
+ *                without scaling or inv_freq
+ */
+typedef struct posenc_rope_axes {
+    size_t n_axes;
+    size_t sections[POSENC_ROPE_MAX_AXES];
+    int arrangement;
+    int form;
+} posenc_rope_axes;
+
+/*
+ * posenc_rope_frequencies: inv_freq[k] = f_k for k < rotary_dim / 2 (the
+ * formulas above; arranged as axes->form says) and *attention_factor = A.
+ *
+ *   inv_freq   caller buffer of n >= rotary_dim / 2 doubles; must not overlap
+ *              attention_factor, rope->inv_freq, nor (LONGROPE) its factor
+ *              lists: POSENC_ERR_INVALID_ARGUMENT
+ *   rope       as above (DYNAMIC needs rotary_dim >= 4); seq_len 0: none
+ *   axes       NULL, or the 2-D form whose frequencies to arrange
+ */
+POSENC_API int posenc_rope_frequencies(double *inv_freq, size_t n, const posenc_rope *rope,
+                                       const posenc_rope_axes *axes, double *attention_factor);
+
+/*
+ * posenc_rope_cache: cos_out[r][k] = A cos(p_r f_k), sin_out[r][k] = A sin(p_r f_k),
+ * each row-major [length][rotary_dim / 2]: HF's cos/sin caches without their
+ * duplicated second half (HF's emb = cat(freqs, freqs)).
+ *
+ *   cos_out, sin_out  caller buffers of out_len >= length * rotary_dim / 2 floats
+ *                     each; must not overlap each other, positions or
+ *                     rope's arrays: POSENC_ERR_INVALID_ARGUMENT
+ *   p_r        positions[r] when positions is not NULL (length entries), else
+ *              offset + r (offset + length - 1 <= POSENC_POSITION_MAX)
+ *   rope       as above (rotary_dim >= 2: no head_dim to default to)
+ */
+POSENC_API int posenc_rope_cache(float *cos_out, float *sin_out, size_t out_len, size_t length,
+                                 int32_t offset, const int32_t *positions, const posenc_rope *rope);
+
+/*
+ * The order of the axes of x for posenc_rope_apply. Pictured for batch 1,
+ * seq 2, heads 2 (v_sh: the head_dim floats of row s, head h):
+ *
+ * POSENC_ROPE_ORDER_BSHD (0)  [batch][seq][heads][head_dim]   [v00 v01 | v10 v11]
+ *   a projection's output viewed per head (q_proj(x).view(b, s, h, d)), before
+ *   any transpose.
+ * POSENC_ROPE_ORDER_BHSD (1)  [batch][heads][seq][head_dim]   [v00 v10 | v01 v11]
+ *   what Hugging Face's apply_rotary_pos_emb receives (models/llama/
+ *   modeling_llama.py: q, k after .transpose(1, 2), unsqueeze_dim = 1).
+ * Both rotate the same vectors x[b][s][h] by the same positions (indexed by
+ * batch and row, never by head), bit for bit.
+ */
+typedef enum posenc_rope_order {
+    POSENC_ROPE_ORDER_BSHD = 0,
+    POSENC_ROPE_ORDER_BHSD = 1
+} posenc_rope_order;
+
+/*
+ * posenc_rope_apply: rotates x in place, x row-major as `order` says:
  *
  *   x[b][s][h][i], x[b][s][h][j] <- rotation by p * f_k (formula above), for each
  *   pair (i, j) of the layout, p = positions[b * seq + s] (positions_len =
@@ -458,53 +747,18 @@ typedef enum posenc_rope_layout {
  *   positions_len 0; offset + seq - 1 <= POSENC_POSITION_MAX).
  *
  *   x          caller buffer of x_len >= batch * seq * heads * head_dim floats;
- *              must not overlap positions or inv_freq (read while x is
+ *              must not overlap positions or rope's arrays (read while x is
  *              rotated): POSENC_ERR_INVALID_ARGUMENT
- *   batch, heads >= 1;  head_dim >= rotary_dim;  rotary_dim even, >= 2
- *   layout     a posenc_rope_layout
- *   inv_freq, attention_factor  as posenc_rope_cache
- *   precision  a posenc_rope_precision
+ *   batch, heads >= 1;  head_dim >= rope->rotary_dim (0: head_dim)
+ *   order      a posenc_rope_order
+ *   rope       as above
  *
  * cos and sin are computed per block of rows into a fixed stack tile (no
  * allocation), once per position and shared by every head (and batch).
  */
 POSENC_API int posenc_rope_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t heads,
-                                 size_t head_dim, size_t rotary_dim, int layout,
-                                 const double *inv_freq, double attention_factor, int32_t offset,
-                                 const int32_t *positions, size_t positions_len, int precision);
-
-/*
- * The order of the axes of x for posenc_rope_apply_ordered. Pictured for
- * batch 1, seq 2, heads 2 (v_sh: the head_dim floats of row s, head h):
- *
- * POSENC_ROPE_ORDER_BSHD (0)  [batch][seq][heads][head_dim]   [v00 v01 | v10 v11]
- *   a projection's output viewed per head (q_proj(x).view(b, s, h, d)), before
- *   any transpose: posenc_rope_apply's order.
- * POSENC_ROPE_ORDER_BHSD (1)  [batch][heads][seq][head_dim]   [v00 v10 | v01 v11]
- *   what Hugging Face's apply_rotary_pos_emb receives (models/llama/
- *   modeling_llama.py: q, k after .transpose(1, 2), unsqueeze_dim = 1).
- */
-typedef enum posenc_rope_order {
-    POSENC_ROPE_ORDER_BSHD = 0,
-    POSENC_ROPE_ORDER_BHSD = 1
-} posenc_rope_order;
-
-/*
- * posenc_rope_apply_ordered: posenc_rope_apply for x in either order: the
- * same rotation of the vector x[b][s][h] (BSHD) or x[b][h][s] (BHSD), the
- * same positions (indexed by batch and row, never by head), the same values
- * bit for bit. posenc_rope_apply(...) is posenc_rope_apply_ordered with
- * order POSENC_ROPE_ORDER_BSHD.
- *
- *   order      a posenc_rope_order
- *   others     as posenc_rope_apply
- */
-POSENC_API int posenc_rope_apply_ordered(float *x, size_t x_len, size_t batch, size_t seq,
-                                         size_t heads, size_t head_dim, int order,
-                                         size_t rotary_dim, int layout, const double *inv_freq,
-                                         double attention_factor, int32_t offset,
-                                         const int32_t *positions, size_t positions_len,
-                                         int precision);
+                                 size_t head_dim, int order, int32_t offset, const int32_t *positions,
+                                 size_t positions_len, const posenc_rope *rope);
 
 /*
  * posenc_rope_permute_weights: reorders the rows of a q or k projection so that
@@ -524,6 +778,7 @@ POSENC_API int posenc_rope_apply_ordered(float *x, size_t x_len, size_t batch, s
  *              floats; must not overlap w (a permutation cannot run in
  *              place): POSENC_ERR_INVALID_ARGUMENT
  *   heads      the heads of this projection (num_key_value_heads for k under GQA)
+ *   rotary_dim even, 2 .. head_dim
  *   from, to   posenc_rope_layout values (from == to copies)
  */
 POSENC_API int posenc_rope_permute_weights(float *out, size_t out_len, const float *w,
@@ -531,103 +786,36 @@ POSENC_API int posenc_rope_permute_weights(float *out, size_t out_len, const flo
                                            size_t rotary_dim, size_t in_features, int from,
                                            int to);
 
-/* ------------------------------------------------------------------------ */
-/* RoPE over several position axes: M-RoPE (Qwen2-VL) and 2-D RoPE (vision)  */
-/* ------------------------------------------------------------------------ */
-
-/*
- * The rotary pairs k < r/2 (r = rotary_dim) split into n_axes consecutive
- * sections, sections[a] pairs each (summing to r/2); the pairs of section a
- * rotate by the position of axis a:
- *
- *   S_a = sections[0] + .. + sections[a-1]:   pair k, S_a <= k < S_a + sections[a],
- *   angle p_a f_k,  p_a = positions[a][row]   (positions axis-major: [n_axes][rows])
- *
- * with posenc_rope_apply's rotation, attention factor, layouts and precision;
- * in the half layout a section covers both halves, pair k being (k, k + r/2).
- * With every axis at the same positions the values are posenc_rope_cache's
- * and posenc_rope_apply's bit for bit.
- *
- * M-RoPE, multimodal RoPE (Qwen2-VL, Qwen2.5-VL; Hugging Face
- * models/qwen2_vl/modeling_qwen2_vl.py apply_multimodal_rotary_pos_emb):
- * n_axes 3 (temporal, height, width), sections = the config's
- * rope_scaling.mrope_section ([16, 24, 24] for head_dim 128), f_k from
- * posenc_rope_frequencies; positions from posenc_mrope_positions. HF splits
- * cat(freqs, freqs) by mrope_section * 2 and takes chunk i from axis i % 3:
- * the same sections in both halves (POSENC_AXES_SECTIONED). Pictured for
- * r = 12, sections [2, 2, 2], the axis each feature's angle comes from:
- *
- *   POSENC_ROPE_HALF         [t t h h w w | t t h h w w]
- *   POSENC_ROPE_INTERLEAVED  [t t t t h h h h w w w w]
- *
- * Qwen3-VL interleaves the axes instead (POSENC_AXES_INTERLEAVED; HF
- * models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding
- * .apply_interleaved_mrope): pair k takes axis a = k mod 3 when a >= 1 and
- * k < 3 sections[a], else the temporal axis; mrope_section [24, 20, 20] of
- * 64 pairs gives t h w t h w ... t h w (60 pairs), then t t t t. Sections
- * still count each axis's pairs. Pictured for r = 12, sections [2, 2, 2]:
- *
- *   POSENC_ROPE_HALF         [t h w t h w | t h w t h w]
- *
- * 2-D RoPE of vision encoders: n_axes 2, the patch's row y (axis 0) and
- * column x (axis 1), sections [r/4, r/4], the frequencies arranged by the
- * caller from f_i = base^(-2i/r) (posenc_rope_frequencies, no scaling):
- *   Pixtral (HF models/pixtral/modeling_pixtral.py PixtralRotaryEmbedding,
- *     patches in row-major order, position_ids_in_meshgrid): the even
- *     frequencies rotate by the row, the odd ones by the column:
- *     f'_k = f_{2k} (k < r/4),  f'_{r/4 + k} = f_{2k+1}
- *   axial (the Qwen2-VL and Qwen2.5-VL vision encoders, HF
- *     VisionRotaryEmbedding(head_dim / 2) with rot_pos_emb): both axes take
- *     the same frequencies base^(-4k/r) = f_{2k}:
- *     f'_k = f'_{r/4 + k} = f_{2k}
- *   Both rotate in the half layout (rotate_half); r = head_dim, r % 4 == 0.
- *
- * The axes a routine accepts.
- */
-#define POSENC_ROPE_MAX_AXES 4
-
-/* How sections assign pairs to axes (see above). */
-typedef enum posenc_axes_arrangement {
-    POSENC_AXES_SECTIONED = 0,  /* contiguous sections: Qwen2-VL, Qwen2.5-VL, 2-D RoPE */
-    POSENC_AXES_INTERLEAVED = 1 /* axis k mod n_axes within its section: Qwen3-VL        */
-} posenc_axes_arrangement;
-
 /*
  * posenc_rope_axes_cache: cos_out[r][k] = A cos(p_a(r) f_k), sin_out likewise,
  * [length][rotary_dim / 2], a the axis of pair k.
  *
  *   positions  [n_axes][length] int32 (n_axes * length values)
- *   n_axes     1 .. POSENC_ROPE_MAX_AXES;  sections  n_axes counts summing to rotary_dim / 2
- *   arrangement  a posenc_axes_arrangement; interleaved, pair a + n_axes (sections[a] - 1)
- *                of each axis a >= 1 with pairs must exist (be below rotary_dim / 2)
- *   others     as posenc_rope_cache
- *   cos_out and sin_out must not overlap each other, positions, sections or
- *   inv_freq (read while they are written): POSENC_ERR_INVALID_ARGUMENT
+ *   axes       the axes (above)
+ *   others     as posenc_rope_cache; cos_out and sin_out must not overlap each
+ *              other, positions or rope's arrays: POSENC_ERR_INVALID_ARGUMENT
  */
 POSENC_API int posenc_rope_axes_cache(float *cos_out, float *sin_out, size_t out_len, size_t length,
-                                      const int32_t *positions, size_t n_axes, const size_t *sections,
-                                      int arrangement, size_t rotary_dim, const double *inv_freq,
-                                      double attention_factor, int precision);
+                                      const int32_t *positions, const posenc_rope_axes *axes,
+                                      const posenc_rope *rope);
 
 /*
  * posenc_rope_axes_apply: rotates x [batch][seq][heads][head_dim] (order
  * POSENC_ROPE_ORDER_BSHD) or [batch][heads][seq][head_dim] (BHSD) in place,
- * pair k of row s by p_a(s) f_k (the rotation of posenc_rope_apply_ordered).
+ * pair k of row s by p_a(s) f_k (the rotation of posenc_rope_apply).
  *
  *   positions      [n_axes][seq] (positions_len = n_axes * seq: every batch
  *                  alike) or [n_axes][batch][seq] (n_axes * batch * seq: HF's
  *                  position_ids [3][batch][seq], padded batches)
- *   n_axes, sections, arrangement  as posenc_rope_axes_cache
- *   order          a posenc_rope_order
+ *   axes           the axes (above)
  *   others         as posenc_rope_apply
- *   x must not overlap positions, sections or inv_freq (read while x is
- *   rotated): POSENC_ERR_INVALID_ARGUMENT
+ *   x must not overlap positions or rope's arrays (read while x is rotated):
+ *   POSENC_ERR_INVALID_ARGUMENT
  */
 POSENC_API int posenc_rope_axes_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t heads,
-                                      size_t head_dim, int order, size_t rotary_dim, int layout,
-                                      const double *inv_freq, double attention_factor,
-                                      const int32_t *positions, size_t positions_len, size_t n_axes,
-                                      const size_t *sections, int arrangement, int precision);
+                                      size_t head_dim, int order, const int32_t *positions,
+                                      size_t positions_len, const posenc_rope_axes *axes,
+                                      const posenc_rope *rope);
 
 /* A run of text tokens, or an image or video grid, of posenc_mrope_positions. */
 typedef enum posenc_mrope_kind {
@@ -884,471 +1072,6 @@ POSENC_API int posenc_deberta_bucket(float *out, int32_t rel, size_t bucket_size
  */
 POSENC_API int posenc_transformer_xl_embedding(float *out, size_t out_len, size_t key_len,
                                                size_t d_model, int32_t clamp_length);
-
-/* ------------------------------------------------------------------------ */
-/* A tiny transformer encoder (Vaswani et al. 2017, "Attention Is All You    */
-/* Need", 3.1-3.5; PyTorch nn.TransformerEncoderLayer)                       */
-/* ------------------------------------------------------------------------ */
-
-/*
- * Building blocks first, then the whole encoder. Activations are row-major
- * [seq][d_model], one row per token; a row splits into heads as
- * [h0: head_dim | h1: head_dim | ...] (PyTorch's nn.MultiheadAttention). A
- * weight is row-major [out_features][in_features] (nn.Linear.weight), so
- * y = x W^T + b. Products are float32: each dot product sums in a fixed order
- * (four lanes, then (l0 + l1) + (l2 + l3), then the tail), the same in the
- * SIMD and scalar builds, so native and wasm results are bit-identical.
- * Statistics (layer norm, softmax sums, pooling) are taken in double. The
- * elementwise functions are posenc's own, in float, four lanes at a time (no
- * libm call, so again the same bits everywhere): softmax's exp within 1 ulp,
- * GELU within 1.5e-7 max(|x|, 1) (src/nn_math.h). Against the same maths in
- * double, a forward pass agrees to ~1e-6 relative (tested to 1e-5).
- * Non-finite weights propagate; they are not checked.
- */
-
-/* Activations of the feed-forward block (Hendrycks & Gimpel 2016, GELU). */
-typedef enum posenc_activation {
-    POSENC_ACTIVATION_RELU = 0,     /* max(x, 0): Vaswani; the encoder article       */
-    POSENC_ACTIVATION_GELU = 1,     /* x/2 (1 + erf(x / sqrt 2)): torch nn.GELU()     */
-    POSENC_ACTIVATION_GELU_TANH = 2 /* x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))):
-                                       nn.GELU('tanh'), HF gelu_new (GPT-2)           */
-} posenc_activation;
-
-/*
- * posenc_embed: out[s][k] = table[tokens[s]][k] * scale, [seq][d_model]. The
- * article "Transformer Encoder Explained" scales by sqrt(d_model) (Vaswani 3.4).
- *
- *   table    [vocab_size][d_model], table_len >= that many floats
- *   tokens   seq ids, each in [0, vocab_size)
- *   out      must not overlap table or tokens (POSENC_ERR_INVALID_ARGUMENT)
- *   scale    finite
- */
-POSENC_API int posenc_embed(float *out, size_t out_len, const int32_t *tokens, size_t seq,
-                            const float *table, size_t table_len, size_t vocab_size,
-                            size_t d_model, float scale);
-
-/*
- * posenc_layer_norm (Ba et al. 2016; torch nn.LayerNorm), per row of
- * [rows][d_model]:
- *   out[r][k] = (x[r][k] - mean_r) / sqrt(var_r + eps) * gamma[k] + beta[k]
- * with the biased variance var_r = mean((x - mean_r)^2), mean and variance in
- * double, one rounding to float.
- *
- *   out          out_len >= rows * d_model; out == x (in place) or no overlap
- *   gamma, beta  d_model floats each, or NULL for 1 and 0
- *   eps          finite, > 0; 0 selects 1e-5 (torch's default)
- */
-POSENC_API int posenc_layer_norm(float *out, size_t out_len, const float *x, size_t x_len,
-                                 size_t rows, size_t d_model, const float *gamma,
-                                 const float *beta, double eps);
-
-/*
- * posenc_linear: out[r][o] = sum_i x[r][i] W[o][i] + bias[o] (nn.Linear),
- * out [rows][out_features], x [rows][in_features], W [out_features][in_features].
- *
- *   bias     out_features floats, or NULL
- *   out      must not overlap x, W or bias
- */
-POSENC_API int posenc_linear(float *out, size_t out_len, const float *x, size_t x_len, size_t rows,
-                             size_t in_features, const float *weight, size_t weight_len,
-                             size_t out_features, const float *bias);
-
-/*
- * posenc_softmax: each row of x [rows][cols], in place, stably:
- *   x[r][j] = exp(x[r][j] - m_r) / sum_j' exp(x[r][j'] - m_r),  m_r = max_j x[r][j]
- * Subtracting the maximum keeps every exp in (0, 1]: the encoder article's
- * exp(x) / sum exp(x) overflows to inf / inf = NaN once a score passes ~88.7.
- * exp(x - m_r) is posenc's float exp (within 1 ulp; below FLT_MIN it gives 0),
- * the sum is taken in double in a fixed order (four lane sums, then
- * (l0 + l1) + (l2 + l3), then the tail), and each entry is rounded once from
- * exp * (1 / sum) in double.
- * -INFINITY entries (masked scores) get probability 0; a row of only
- * -INFINITY becomes zeros (nothing to attend to), never NaN.
- *
- *   cols     >= 1;  entries NaN or +INFINITY: POSENC_ERR_INVALID_ARGUMENT
- */
-POSENC_API int posenc_softmax(float *x, size_t x_len, size_t rows, size_t cols);
-
-/*
- * posenc_attention: scaled dot-product attention of every head (Vaswani 3.2),
- * on projected q, k, v, each [seq][heads][head_dim]:
- *
- *   score[h][i][j] = q[i][h] . k[j][h] / sqrt(head_dim) + bias[h][i][j]
- *                    (-INFINITY where key_mask[j] == 0, or causal and j > i)
- *   p[h][i][.]     = softmax(score[h][i][.])          (posenc_softmax's, stable)
- *   out[i][h]      = sum_j p[h][i][j] v[j][h]          out [seq][heads * head_dim]
- *
- * The bias is any additive position bias [heads][seq][seq]: posenc_alibi_bias,
- * posenc_t5_bias. RoPE is applied to q and k beforehand (posenc_rope_apply).
- * The score is the dot product (posenc_linear's order) times the scale in
- * float, plus the bias in float. Causal: the scores j > i are never
- * computed (their probability is 0, exactly as if they were -INFINITY), so a
- * causal pass does about half the work.
- *
- *   q, k, v    qkv_len >= seq * heads * head_dim floats each
- *   bias       NULL (bias_len 0) or bias_len >= heads * seq * seq
- *   key_mask   NULL, or seq int32: 0 masks key j (padding), non-zero keeps it
- *   causal     1 or 0
- *   probs      NULL (probs_len 0), or probs_len >= heads * seq * seq: receives p
- *   work       seq * seq floats when probs is NULL, else unused (may be NULL)
- *   out, probs and work must not overlap each other or the inputs, key_mask
- *   included (POSENC_ERR_INVALID_ARGUMENT)
- */
-POSENC_API int posenc_attention(float *out, size_t out_len, const float *q, const float *k,
-                                const float *v, size_t qkv_len, size_t seq, size_t heads,
-                                size_t head_dim, const float *bias, size_t bias_len,
-                                const int32_t *key_mask, int causal, float *probs,
-                                size_t probs_len, float *work, size_t work_len);
-
-/*
- * posenc_feed_forward: the position-wise block (Vaswani 3.3), per row of x
- * [rows][d_model]:
- *   out = act(x W1^T + b1) W2^T + b2
- * params packs the four tensors, in this order (the block's part of
- * posenc_encoder_forward's layout):
- *   [ W1 [d_ff][d_model] | b1 [d_ff] | W2 [d_model][d_ff] | b2 [d_model] ]
- *
- *   params_len >= 2 d_ff d_model + d_ff + d_model
- *   activation a posenc_activation
- *   work       rows * d_ff floats (the hidden layer)
- *   out        out == x (in place) or no overlap; work overlaps nothing
- */
-POSENC_API int posenc_feed_forward(float *out, size_t out_len, const float *x, size_t x_len,
-                                   size_t rows, size_t d_model, size_t d_ff, const float *params,
-                                   size_t params_len, int activation, float *work,
-                                   size_t work_len);
-
-/*
- * posenc_mean_pool: out[k] = mean of x[s][k] over the rows s with
- * key_mask[s] != 0 (all rows when key_mask is NULL), in double: the encoder
- * article's sentiment pooling, x.mean(axis=1), padding excluded. No row
- * kept (or seq = 0): zeros.
- *
- *   out      out_len >= d_model; x [seq][d_model]; out must not overlap x or
- *            key_mask
- */
-POSENC_API int posenc_mean_pool(float *out, size_t out_len, const float *x, size_t x_len, size_t seq,
-                                size_t d_model, const int32_t *key_mask);
-
-/* Where positions enter the encoder. */
-typedef enum posenc_positional {
-    POSENC_POSITIONAL_NONE = 0,       /* no position information (a bag of tokens)      */
-    POSENC_POSITIONAL_SINUSOIDAL = 1, /* x = E[t] * scale + PE (posenc_add_sinusoidal)  */
-    POSENC_POSITIONAL_ROPE = 2,       /* q, k rotated in every layer (posenc_rope_apply) */
-    POSENC_POSITIONAL_ALIBI = 3,      /* -m_h |i - j| added to scores (posenc_alibi_bias)*/
-    POSENC_POSITIONAL_T5 = 4,         /* a learned bucket bias (posenc_t5_bias), shared  */
-                                      /* by every layer as in HF T5                      */
-    POSENC_POSITIONAL_LEARNED = 5     /* x = E[t] * scale + P[s]: absolute position      */
-                                      /* embeddings (BERT, GPT-2 wpe), seq <= max_length */
-} posenc_positional;
-
-/* The output head of posenc_encoder_logits (a causal language model's). */
-typedef enum posenc_lm_head {
-    POSENC_LM_HEAD_NONE = 0, /* no LM head: posenc_encoder_logits is refused        */
-    POSENC_LM_HEAD_OWN = 1,  /* lm_head.weight [vocab_size][d_model], last in params */
-    POSENC_LM_HEAD_TIED = 2  /* the embedding matrix E (GPT-2's tied wte): no tensor */
-} posenc_lm_head;
-
-/* Where the layer norms sit (Xiong et al. 2020, "On Layer Normalization in
- * the Transformer Architecture"). */
-typedef enum posenc_norm_placement {
-    POSENC_NORM_PRE = 0, /* x + f(LN(x)): the encoder article; torch norm_first=True */
-    POSENC_NORM_POST = 1 /* LN(x + f(x)): Vaswani; torch's default               */
-} posenc_norm_placement;
-
-/*
- * Position-dependent query scales: the query of the token at absolute
- * position p is multiplied by s(p) after RoPE (as transformers scales its
- * rotated query states), in every layer; keys and values are not scaled.
- * s(p) is evaluated in double and rounded once to float (transformers
- * evaluates it in float32: within an ulp or two), then q * s(p) in float.
- *
- *   LLAMA4      s(p) = log(floor((p + 1) / floor_scale) + 1) * attn_scale + 1
- *               Llama 4's attention temperature tuning of its NoPE layers
- *               (transformers modeling_llama4.py, Llama4TextAttention with
- *               attn_temperature_tuning); floor_scale 8192, attn_scale 0.1 by
- *               default (Llama4TextConfig)
- *   MINISTRAL3  s(p) = 1 + beta * log(1 + floor(p / original_max_position))
- *               Ministral 3's llama_4_scaling_beta (modeling_ministral3.py),
- *               original_max_position = rope_parameters'
- *               original_max_position_embeddings
- *
- * With floor_scale 8192, s(p) = 1 for p < 8191: s(8191) = 1 + 0.1 ln 2.
- * posenc.queryScalesFromConfig (the JS API) gives the same multipliers from
- * a config.json.
- */
-typedef enum posenc_query_scale {
-    POSENC_QUERY_SCALE_NONE = 0,
-    POSENC_QUERY_SCALE_LLAMA4 = 1,
-    POSENC_QUERY_SCALE_MINISTRAL3 = 2
-} posenc_query_scale;
-
-/*
- * posenc_encoder_config: zero means default.
- *   vocab_size, d_model, heads, d_ff  >= 1; d_model a multiple of heads
- *   layers        >= 0
- *   languages     rows of a language embedding added to every token (the
- *                 encoder article's translation encoder); 0 = none
- *   positional    a posenc_positional;  norm  a posenc_norm_placement
- *   activation    a posenc_activation;  final_norm  1: LN after the last layer
- *                 (torch TransformerEncoder(norm=...), usual with pre-norm)
- *   embed_scale   finite; 0 = sqrt(d_model)
- *   norm_eps      finite, > 0; 0 = 1e-5
- *   SINUSOIDAL    sinusoidal_base (0 = 10000), sinusoidal_layout: as posenc_sinusoidal
- *   ROPE          rotary_dim (0 = head_dim), rope_layout, rope_precision,
- *                 rope_inv_freq (rotary_dim / 2 doubles, required: from
- *                 posenc_rope_frequencies, any scaling type),
- *                 rope_attention_factor (0 = 1): as posenc_rope_apply
- *   ALIBI         alibi_max_bias (0 = 8): as posenc_alibi_bias (non-causal
- *                 -m_h |i - j|, the causal form with causal forward passes)
- *   T5            t5_num_buckets (0 = 32), t5_max_distance (0 = 128),
- *                 t5_unidirectional (0: bidirectional, the encoder's): as
- *                 posenc_t5_bias
- *   LEARNED       max_length >= 1: rows of pos_embed.weight; a pass takes
- *                 seq <= max_length tokens
- *   lm_head       a posenc_lm_head (0 = none)
- *   query_scale   a posenc_query_scale (0 = none), with any positional scheme:
- *     LLAMA4      query_floor_scale (finite, > 0; 0 = 8192),
- *                 query_attn_scale (finite; 0 = 0.1)
- *     MINISTRAL3  query_beta (finite), query_original_max_position (>= 1)
- *                 s(p) must be a finite float at p = 0 and p =
- *                 POSENC_POSITION_MAX (then it is at every position)
- * Fields of the other schemes are ignored. New fields are appended, so a
- * zero-initialised struct from an older caller keeps its meaning.
- */
-typedef struct posenc_encoder_config {
-    size_t vocab_size;
-    size_t d_model;
-    size_t heads;
-    size_t d_ff;
-    size_t layers;
-    size_t languages;
-    int positional;
-    int norm;
-    int activation;
-    int final_norm;
-    double embed_scale;
-    double norm_eps;
-    double sinusoidal_base;
-    int sinusoidal_layout;
-    int rope_layout;
-    size_t rotary_dim;
-    int rope_precision;
-    const double *rope_inv_freq;
-    double rope_attention_factor;
-    double alibi_max_bias;
-    size_t t5_num_buckets;
-    size_t t5_max_distance;
-    int t5_unidirectional;
-    size_t max_length;
-    int lm_head;
-    int query_scale;
-    double query_floor_scale;
-    double query_attn_scale;
-    double query_beta;
-    double query_original_max_position;
-} posenc_encoder_config;
-
-/*
- * posenc_encoder_sizes: the floats of the parameter buffer and of the
- * workspace that posenc_encoder_forward needs for seq tokens (kissfft-style
- * size query; nothing is allocated). seq <= 2^31, and seq <= max_length for
- * LEARNED.
- *
- * Parameters, one flat float buffer in this order (d = d_model; the names are
- * the JS API's safetensors names, after PyTorch's):
- *
- *   embed.weight                         [vocab_size][d]
- *   pos_embed.weight                     [max_length][d]       (LEARNED)
- *   language_embed.weight                [languages][d]        (languages > 0)
- *   relative_attention_bias.weight       [t5_num_buckets][heads] (T5)
- *   per layer i, layers.{i}.:
- *     self_attn.q_proj.weight [d][d], self_attn.q_proj.bias [d]
- *     self_attn.k_proj.weight [d][d], self_attn.k_proj.bias [d]
- *     self_attn.v_proj.weight [d][d], self_attn.v_proj.bias [d]
- *     self_attn.out_proj.weight [d][d], self_attn.out_proj.bias [d]
- *     norm1.weight [d], norm1.bias [d]
- *     linear1.weight [d_ff][d], linear1.bias [d_ff]
- *     linear2.weight [d][d_ff], linear2.bias [d]
- *     norm2.weight [d], norm2.bias [d]
- *   norm.weight [d], norm.bias [d]                             (final_norm)
- *   lm_head.weight                       [vocab_size][d]       (POSENC_LM_HEAD_OWN)
- *
- * Workspace: 2 seq d + max(3 seq d, seq d_ff) + min(4, seq) seq floats (the
- * scores of a block of 4 queries), plus heads (2 seq - 1) for ALIBI and T5
- * (their bias depends on j - i alone: one row per head, computed once per
- * pass), plus seq d with an LM head (the hidden states posenc_encoder_logits
- * keeps). ALIBI and T5 take seq <= 2^30 (the row's last key position,
- * 2 seq - 2, is an int32 position).
- */
-POSENC_API int posenc_encoder_sizes(const posenc_encoder_config *config, size_t seq,
-                                    size_t *params_len, size_t *work_len);
-
-/*
- * posenc_encoder_forward: out [seq][d_model], the encoder's output for tokens:
- *
- *   x = E[tokens] * embed_scale (+ PE if SINUSOIDAL) (+ P[s] if LEARNED)
- *       (+ L[language])
- *   each layer, with MHA = posenc_attention on x W_q^T + b_q, ... (q and k
- *   rotated if ROPE, then q scaled if query_scale; the ALiBi or T5 bias added
- *   to the scores), output projection W_o, and FF = posenc_feed_forward:
- *     PRE:   x = x + MHA(LN1(x));   x = x + FF(LN2(x))
- *     POST:  x = LN1(x + MHA(x));   x = LN2(x + FF(x))
- *   final_norm: x = LN(x)
- *
- *   out         out_len >= seq * d_model
- *   params      params_len >= the size query's (layout above)
- *   tokens      seq ids in [0, vocab_size)
- *   key_mask    NULL, or seq int32: 0 marks padding, never attended to
- *   causal      1: token i attends to keys j <= i only; 0: every key
- *   language    -1: none; else a row < languages of language_embed
- *   attention   NULL (attention_len 0), or attention_len >= layers * heads *
- *               seq^2: receives every layer's probabilities [layer][head][i][j]
- *   work        work_len >= the size query's
- *   out, attention and work are written while params, tokens, key_mask and
- *   rope_inv_freq are read, layer after layer: out, attention and work must
- *   not overlap each other or any of those (POSENC_ERR_INVALID_ARGUMENT).
- */
-POSENC_API int posenc_encoder_forward(float *out, size_t out_len, const posenc_encoder_config *config,
-                                      const float *params, size_t params_len, const int32_t *tokens,
-                                      size_t seq, const int32_t *key_mask, int causal,
-                                      int32_t language, float *attention, size_t attention_len,
-                                      float *work, size_t work_len);
-
-/*
- * posenc_encoder_logits: out [seq][vocab_size], the next-token logits at
- * every position of a causal language model (GPT-2's lm_head; no bias):
- *
- *   h = posenc_encoder_forward(tokens, ...)            [seq][d_model]
- *   out[s][v] = sum_k h[s][k] W[v][k]                  W [vocab_size][d_model]
- *
- * with W = lm_head.weight (POSENC_LM_HEAD_OWN, the last tensor of params) or
- * the embedding matrix E (POSENC_LM_HEAD_TIED; E unscaled: embed_scale only
- * enters the input). Pictured, seq = 3, vocab_size = 4: row s holds the
- * scores of the token after tokens[s]:
- *
- *             v:  0    1    2    3
- *   s = 0      [ h0.W0 h0.W1 h0.W2 h0.W3 ]   predicts tokens[1]
- *   s = 1      [ h1.W0 ...               ]   predicts tokens[2]
- *   s = 2      [ h2.W0 ...               ]   predicts the next token
- *
- * A language model passes causal = 1 (each position sees itself and the
- * tokens before it). Arguments as posenc_encoder_forward; besides:
- *   config->lm_head   OWN or TIED, else POSENC_ERR_INVALID_ARGUMENT
- *   out               out_len >= seq * vocab_size
- *   work              the size query's work_len (it holds h at its end)
- * Dot products in float32 as posenc_linear; against double, ~1e-6 relative.
- */
-POSENC_API int posenc_encoder_logits(float *out, size_t out_len, const posenc_encoder_config *config,
-                                     const float *params, size_t params_len, const int32_t *tokens,
-                                     size_t seq, const int32_t *key_mask, int causal,
-                                     int32_t language, float *attention, size_t attention_len,
-                                     float *work, size_t work_len);
-
-/*
- * Incremental decoding with a KV cache: the next-token logits of a causal
- * language model (an encoder config with an LM head) after each token, at
- * O(length) per token instead of O(length^2) for the whole prefix again.
- *
- * The cache holds every layer's keys and values of the tokens fed so far,
- * as posenc_encoder_logits(causal = 1) computes them, caller-owned:
- *
- *   cache [layers][2][max_length][d_model], d = d_model, M = max_length:
- *
- *   | layer 0: K[0] K[1] .. K[M-1] | V[0] .. V[M-1] | layer 1: K[0] .. | ..
- *              ^ row p: the key of the token at position p, all heads
- *                [h0: head_dim | h1: head_dim | ..], stored as attention
- *                reads it: rotated at p under ROPE (never scaled)
- *
- *   cache_len = layers * 2 * max_length * d_model floats
- *
- * A sequence starts with length = 0. posenc_decoder_feed appends `count`
- * tokens at positions [length, length + count) (a prompt, then one token at
- * a time) and writes the logits after the last of them; the caller then
- * passes length + count. Rows >= length are free space: a call that fails
- * leaves rows < length as they were, so the sequence goes on.
- *
- * Each scheme, for a new token at position i attending to the cached keys
- * j <= i (the causal mask is implied: decoding is causal):
- *   NONE        nothing positional
- *   SINUSOIDAL  x = E[t] * embed_scale + PE(i)
- *   LEARNED     x = E[t] * embed_scale + pos_embed[i]  (i < config max_length)
- *   ROPE        the new query and key rotated at i with config->rope_inv_freq
- *               as passed to this call; cached keys keep the rotation they
- *               were stored with
- *   ALIBI, T5   the bias row of query i against keys 0 .. i, the causal
- *               form's (-m_h (i - j); T5's bucket(j - i), bidirectional or
- *               not as t5_unidirectional says)
- *   query_scale q multiplied by s(i)
- * With fixed frequencies, the logits after each feed equal row length +
- * count - 1 of posenc_encoder_logits(causal = 1) on the whole sequence, to
- * ~1e-6 relative (RoPE and sinusoidal tables compute a call's first row
- * directly and step from there: the last bits may differ; tested to 1e-5).
- *
- * Frequencies that depend on the sequence length (dynamic NTK, LongRoPE):
- * transformers' generate recomputes them at each forward call from seq_len =
- * the length after the call's tokens (modeling_rope_utils.py
- * dynamic_rope_update), and rotates only the call's new queries and keys with
- * them; keys already cached keep their rotation. posenc does the same when
- * the caller passes, at each call, the frequencies of length + count
- * (posenc_rope_frequencies with seq_len = length + count): the logits are
- * then transformers' KV-cache generation. Once the length passes M (dynamic
- * NTK), that is not the full pass of the same tokens, which rotates every key
- * with the frequencies of the final length; one call with the whole sequence
- * is that full pass. The LongRoPE models (Phi-3 and its kin) drop the cache
- * when the sequence first passes O and feed it whole again
- * (prepare_inputs_for_generation), so that every key takes the long factors:
- * a caller does that with one call at length 0 (posenc/encoder's decoder
- * does).
- */
-
-/*
- * posenc_decoder_sizes: the floats of the KV cache for sequences of up to
- * max_length tokens, and of the workspace posenc_decoder_feed needs to append
- * up to max_feed tokens in one call (the longest prompt; 1 for generation
- * alone). Nothing is allocated.
- *
- *   config      as posenc_encoder_forward, with an LM head (OWN or TIED)
- *   max_length  1 .. POSENC_POSITION_MAX + 1; LEARNED: <= config max_length
- *   max_feed    1 .. max_length
- *   cache_len   layers * 2 * max_length * d_model
- *   work_len    3 f d + f max(d, d_ff) + min(4, f) M  (+ heads M for ALIBI
- *               and T5: the bias rows), f = max_feed, M = max_length,
- *               d = d_model
- */
-POSENC_API int posenc_decoder_sizes(const posenc_encoder_config *config, size_t max_length, size_t max_feed,
-                                    size_t *cache_len, size_t *work_len);
-
-/*
- * posenc_decoder_feed: appends tokens[0 .. count) at positions [length,
- * length + count) to the cache and writes logits [vocab_size], the
- * next-token logits after the last of them (row length + count - 1 of
- * posenc_encoder_logits, formula above). Cost: count new rows through every
- * layer, each attending to length + count keys.
- *
- *   logits      logits_len >= vocab_size
- *   config, params, params_len   as posenc_encoder_logits (an LM head)
- *   cache       cache_len >= the size query's for max_length (NULL when
- *               that is 0: no layers); rows < length hold the sequence so far
- *   max_length  the cache's rows per layer, as in the size query
- *   length      tokens already cached, <= max_length
- *   count       1 .. max_length (else POSENC_ERR_INVALID_ARGUMENT, as
- *               max_feed of the size query); length + count <= max_length,
- *               else POSENC_ERR_BUFFER_TOO_SMALL (the cache is full); LEARNED:
- *               length + count <= config max_length, else
- *               POSENC_ERR_INVALID_ARGUMENT (no position row past it)
- *   tokens      count ids in [0, vocab_size)
- *   language    -1: none; else a row < languages (every token of a sequence
- *               normally takes the same)
- *   work        work_len >= the size query's for (max_length, count)
- *   logits, cache and work are written while params, tokens and
- *   rope_inv_freq are read: none of the three may overlap another or those
- *   (POSENC_ERR_INVALID_ARGUMENT).
- */
-POSENC_API int posenc_decoder_feed(float *logits, size_t logits_len, const posenc_encoder_config *config,
-                                   const float *params, size_t params_len, float *cache, size_t cache_len,
-                                   size_t max_length, size_t length, const int32_t *tokens, size_t count,
-                                   int32_t language, float *work, size_t work_len);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "bias_terms.h"
 #include "checked.h"
 #include "fmath.h"
 
@@ -19,7 +20,7 @@ static int check_max_bias(double *max_bias)
 
 /* Slope of head h (ofirpress get_slopes): the p slopes of the largest power of
  * two p <= heads, then the odd-numbered slopes of 2p. Exponents in double. */
-static double slope(size_t h, size_t heads, double max_bias)
+double alibi_slope(size_t h, size_t heads, double max_bias)
 {
     size_t p = 1;
     while (p <= heads / 2)
@@ -41,7 +42,7 @@ int posenc_alibi_slopes(double *out, size_t out_len, size_t heads, double max_bi
     if (out_len < heads)
         return POSENC_ERR_BUFFER_TOO_SMALL;
     for (size_t h = 0; h < heads; h++)
-        out[h] = slope(h, heads, max_bias);
+        out[h] = alibi_slope(h, heads, max_bias);
     return POSENC_OK;
 }
 
@@ -68,7 +69,7 @@ int posenc_alibi_bias(float *out, size_t out_len, size_t heads, size_t query_len
         return POSENC_OK;
 
     for (size_t h = 0; h < heads; h++) {
-        double m = slope(h, heads, max_bias);
+        double m = alibi_slope(h, heads, max_bias);
         for (size_t r = 0; r < query_len; r++) {
             int64_t i = (int64_t)query_offset + (int64_t)r;
             float *row = out + (h * query_len + r) * key_len;

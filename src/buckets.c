@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "bias_terms.h"
 #include "checked.h"
 #include "fmath.h"
 
@@ -49,16 +50,7 @@ static int check_positions(size_t query_len, size_t key_len, int32_t query_offse
 
 /* ---------------------------------------------------------------- T5 */
 
-typedef struct t5_plan {
-    int bidirectional;
-    int32_t num_buckets; /* the total, defaults resolved                 */
-    int32_t nb;          /* buckets per direction                        */
-    int32_t max_exact;   /* nb / 2: below it, one bucket per distance    */
-    float log_ratio;     /* f32(log(max_distance / max_exact)), > 0      */
-    float span;          /* f32(nb - max_exact)                          */
-} t5_plan;
-
-static int t5_plan_init(t5_plan *p, int bidirectional, size_t num_buckets, size_t max_distance)
+int t5_plan_init(t5_plan *p, int bidirectional, size_t num_buckets, size_t max_distance)
 {
     if (num_buckets == 0)
         num_buckets = T5_DEFAULT_BUCKETS;
@@ -82,7 +74,7 @@ static int t5_plan_init(t5_plan *p, int bidirectional, size_t num_buckets, size_
 }
 
 /* T5Attention._relative_position_bucket for one rel = key - query. */
-static int32_t t5_bucket(const t5_plan *p, int64_t rel)
+int32_t t5_bucket(const t5_plan *p, int64_t rel)
 {
     int32_t bucket = 0;
     int64_t n;

@@ -14,39 +14,12 @@
 #include <string.h>
 
 #include "checked.h"
+#include "params.h"
+#include "rope_plan.h"
 #include "rope_rotate.h"
 #include "trig.h"
 
 _Static_assert(TRIG_BLOCK <= ROPE_ROTATE_MAX_PAIRS, "rope_rotate takes blocks of TRIG_BLOCK pairs");
-
-/* inv_freq, the attention factor and the precision, checked as posenc_rope_cache checks them. */
-static int check_rotation(size_t rotary_dim, const double *inv_freq, double attention_factor, int precision)
-{
-    float none[2];
-    return posenc_rope_cache(&none[0], &none[1], 0, 0, 0, NULL, rotary_dim, inv_freq, attention_factor, precision);
-}
-
-/*
- * 1 <= n_axes <= POSENC_ROPE_MAX_AXES, the sections add up to rotary_dim / 2,
- * and, interleaved, axis a >= 1 has all its sections[a] pairs k = a + n_axes j
- * below rotary_dim / 2: section a counts the pairs of axis a either way.
- */
-static int check_sections(size_t n_axes, const size_t *sections, int arrangement, size_t half)
-{
-    size_t sum = 0;
-    if (n_axes == 0 || n_axes > POSENC_ROPE_MAX_AXES ||
-        (arrangement != POSENC_AXES_SECTIONED && arrangement != POSENC_AXES_INTERLEAVED))
-        return POSENC_ERR_INVALID_ARGUMENT;
-    for (size_t a = 0; a < n_axes; a++) {
-        if (__builtin_add_overflow(sum, sections[a], &sum))
-            return POSENC_ERR_INVALID_ARGUMENT;
-        /* the last pair of axis a, a + n_axes (sections[a] - 1), must exist */
-        if (arrangement == POSENC_AXES_INTERLEAVED && a > 0 && sections[a] > 0 &&
-            (a >= half || sections[a] - 1 > (half - 1 - a) / n_axes))
-            return POSENC_ERR_INVALID_ARGUMENT;
-    }
-    return sum == half ? POSENC_OK : POSENC_ERR_INVALID_ARGUMENT;
-}
 
 /*
  * The axis of pair k. Sectioned: the section k falls in. Interleaved (HF
@@ -85,7 +58,7 @@ _Static_assert(TRIG_BLOCK <= 256, "block offsets are bytes");
 typedef struct axes_block {
     axis_part part[POSENC_ROPE_MAX_AXES];
     size_t count, k0;
-    const double *inv_freq;
+    const rope_plan *plan;
     double attention;
     int precision;
     float gc[TRIG_BLOCK], gs[TRIG_BLOCK]; /* a gathered part's row, before it is scattered */
@@ -93,8 +66,10 @@ typedef struct axes_block {
 
 static void block_start(axes_block *b, size_t n_axes, const size_t *sections, int arrangement, size_t k0, size_t n)
 {
+    double w[TRIG_BLOCK];
     b->count = 0;
     b->k0 = k0;
+    rope_plan_block(b->plan, k0, n, w);
     axis_part *of[POSENC_ROPE_MAX_AXES] = { NULL };
     for (size_t i = 0; i < n; i++) {
         size_t a = axis_of(k0 + i, n_axes, sections, arrangement);
@@ -106,7 +81,7 @@ static void block_start(axes_block *b, size_t n_axes, const size_t *sections, in
         }
         axis_part *part = of[a];
         part->at[part->n] = (unsigned char)i;
-        part->w[part->n++] = b->inv_freq[k0 + i];
+        part->w[part->n++] = w[i];
     }
     memset(b->gc, 0, sizeof b->gc); /* written before read; zeroed so that no path reads garbage */
     memset(b->gs, 0, sizeof b->gs);
@@ -143,7 +118,7 @@ static void block_row(axes_block *b, const int32_t *positions, size_t stride, si
             trig_stream_row(&part->stream, pc, ps, b->attention);
         } else {
             /* the float32 recipe, value by value, as posenc_rope_cache computes it */
-            posenc_rope_cache(pc, ps, part->n, 1, p, NULL, 2 * part->n, part->w, b->attention, b->precision);
+            rope_row_float32(pc, ps, part->n, p, part->w, b->attention);
         }
         if (!part->contiguous)
             for (size_t j = 0; j < part->n; j++)
@@ -153,91 +128,125 @@ static void block_row(axes_block *b, const int32_t *positions, size_t stride, si
     }
 }
 
-int posenc_rope_axes_cache(float *cos_out, float *sin_out, size_t out_len, size_t length,
-                           const int32_t *positions, size_t n_axes, const size_t *sections, int arrangement,
-                           size_t rotary_dim, const double *inv_freq, double attention_factor,
-                           int precision)
+/* The largest position + 1 of positions[0 .. n): HF's seq_len (0 for none). */
+static size_t largest_plus_one(const int32_t *positions, size_t n)
 {
-    size_t half = rotary_dim / 2, need, positions_len;
+    int64_t last = -1;
+    for (size_t i = 0; i < n; i++)
+        last = positions[i] > last ? positions[i] : last;
+    return (size_t)(last + 1);
+}
+
+/* The outputs must share no memory with positions or the plan's inputs. */
+static int check_reads(const void *out, size_t out_bytes, int out_index, const char *out_name,
+                       const int32_t *positions, size_t positions_len, const rope_plan *plan, const posenc_rope *rope)
+{
+    const void *ptrs[3];
+    size_t bytes[3];
+    const char *names[3];
+    if (posenc_overlaps(out, out_bytes, positions, posenc_bytes(positions_len, sizeof *positions)))
+        return fail_overlap(out_index, out_name, "positions");
+    for (size_t i = 0, count = rope_plan_inputs(plan, rope, ptrs, bytes, names); i < count; i++)
+        if (posenc_overlaps(out, out_bytes, ptrs[i], bytes[i]))
+            return fail_overlap(out_index, out_name, names[i]);
+    return POSENC_OK;
+}
+
+int posenc_rope_axes_cache(float *cos_out, float *sin_out, size_t out_len, size_t length, const int32_t *positions,
+                           const posenc_rope_axes *axes, const posenc_rope *rope)
+{
+    rope_plan plan;
+    size_t need, positions_len;
     int status;
-    if (!cos_out || !sin_out || !inv_freq || !sections || (!positions && length))
-        return POSENC_ERR_NULL_POINTER;
-    if ((status = check_rotation(rotary_dim, inv_freq, attention_factor, precision)) ||
-        (status = check_sections(n_axes, sections, arrangement, half)))
+    if (!cos_out)
+        return fail_null(1, "cos_out");
+    if (!sin_out)
+        return fail_null(2, "sin_out");
+    if (!positions && length)
+        return fail_null(5, "positions");
+    if (!axes)
+        return fail_null(6, "axes");
+    if (!rope)
+        return fail_null(7, "rope");
+    if ((status = param_check(POSENC_PARAM_LENGTH, 4, (double)length)) ||
+        (status = param_check(POSENC_PARAM_N_AXES, 6, (double)axes->n_axes)))
         return status;
-    if (checked_mul(length, half, &need) || checked_mul(length, n_axes, &positions_len))
-        return POSENC_ERR_SIZE_OVERFLOW;
+    if (checked_mul(length, axes->n_axes, &positions_len))
+        return fail_size(4, "length * n_axes", length, axes->n_axes);
+    if ((status = rope_plan_make(&plan, rope, 7, 0, 0, axes, 6)))
+        return status;
+    size_t half = plan.half;
+    if (checked_mul(length, half, &need))
+        return fail_size(4, "length * rotary_dim / 2", length, half);
     if (out_len < need)
-        return POSENC_ERR_BUFFER_TOO_SMALL;
+        return fail_length(3, "out_len", out_len, need);
     if (need == 0)
         return POSENC_OK;
-    /* the outputs are written while positions, sections and inv_freq are still read */
+    /* the outputs are written while positions and the plan's inputs are still read */
     size_t out_bytes = posenc_bytes(need, sizeof(float));
-    const void *inputs[3] = { positions, sections, inv_freq };
-    size_t input_bytes[3] = { posenc_bytes(positions_len, sizeof *positions), posenc_bytes(n_axes, sizeof *sections),
-                              posenc_bytes(half, sizeof *inv_freq) };
     if (posenc_overlaps(cos_out, out_bytes, sin_out, out_bytes))
-        return POSENC_ERR_INVALID_ARGUMENT;
-    for (size_t i = 0; i < 3; i++)
-        if (posenc_overlaps(cos_out, out_bytes, inputs[i], input_bytes[i]) ||
-            posenc_overlaps(sin_out, out_bytes, inputs[i], input_bytes[i]))
-            return POSENC_ERR_INVALID_ARGUMENT;
+        return fail_overlap(1, "cos_out", "sin_out");
+    if ((status = check_reads(cos_out, out_bytes, 1, "cos_out", positions, positions_len, &plan, rope)) ||
+        (status = check_reads(sin_out, out_bytes, 2, "sin_out", positions, positions_len, &plan, rope)) ||
+        (status = rope_plan_at(&plan, rope, 7, 0, largest_plus_one(positions, positions_len), axes, 6)))
+        return status;
 
-    axes_block b = { .inv_freq = inv_freq, .attention = attention_factor, .precision = precision };
+    axes_block b = { .plan = &plan, .attention = plan.attention, .precision = plan.precision };
     for (size_t k0 = 0; k0 < half; k0 += TRIG_BLOCK) {
         size_t n = half - k0 < TRIG_BLOCK ? half - k0 : TRIG_BLOCK;
-        block_start(&b, n_axes, sections, arrangement, k0, n);
+        block_start(&b, axes->n_axes, axes->sections, axes->arrangement, k0, n);
         for (size_t r = 0; r < length; r++)
             block_row(&b, positions, length, r, cos_out + r * half + k0, sin_out + r * half + k0);
     }
     return POSENC_OK;
 }
 
-int posenc_rope_axes_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t heads,
-                           size_t head_dim, int order, size_t rotary_dim, int layout, const double *inv_freq,
-                           double attention_factor, const int32_t *positions, size_t positions_len,
-                           size_t n_axes, const size_t *sections, int arrangement, int precision)
+int posenc_rope_axes_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t heads, size_t head_dim,
+                           int order, const int32_t *positions, size_t positions_len, const posenc_rope_axes *axes,
+                           const posenc_rope *rope)
 {
-    size_t half = rotary_dim / 2, row_len, need, batch_rows, shared_len, own_len;
+    rope_plan plan;
+    size_t need, batch_rows, shared_len, own_len;
     int status;
-    if (!x || !inv_freq || !sections || (!positions && positions_len))
-        return POSENC_ERR_NULL_POINTER;
-    if (batch == 0 || heads == 0 || rotary_dim > head_dim ||
-        (layout != POSENC_ROPE_HALF && layout != POSENC_ROPE_INTERLEAVED) ||
-        (order != POSENC_ROPE_ORDER_BSHD && order != POSENC_ROPE_ORDER_BHSD))
-        return POSENC_ERR_INVALID_ARGUMENT;
-    if ((status = check_rotation(rotary_dim, inv_freq, attention_factor, precision)) ||
-        (status = check_sections(n_axes, sections, arrangement, half)))
+    if (!positions && positions_len)
+        return fail_null(8, "positions");
+    if (!axes)
+        return fail_null(10, "axes");
+    if (!rope)
+        return fail_null(11, "rope");
+    if ((status = rope_check_x(x, x_len, batch, seq, heads, head_dim, order, &need)) ||
+        (status = param_check(POSENC_PARAM_N_AXES, 10, (double)axes->n_axes)))
         return status;
-    if (checked_mul(heads, head_dim, &row_len) || checked_mul3(batch, seq, row_len, &need) ||
-        checked_mul(batch, seq, &batch_rows) || checked_mul(n_axes, seq, &shared_len) ||
-        checked_mul(n_axes, batch_rows, &own_len))
-        return POSENC_ERR_SIZE_OVERFLOW;
+    if (checked_mul(batch, seq, &batch_rows) || checked_mul(axes->n_axes, seq, &shared_len) ||
+        checked_mul(axes->n_axes, batch_rows, &own_len))
+        return fail_size(3, "n_axes * batch * seq", batch, seq);
     /* [n_axes][seq] (every batch alike) or [n_axes][batch][seq] (HF's position_ids [3][batch][seq]) */
     if (positions_len != shared_len && positions_len != own_len)
-        return POSENC_ERR_INVALID_ARGUMENT;
-    if (x_len < need)
-        return POSENC_ERR_BUFFER_TOO_SMALL;
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_NONE, 9, "positions_len",
+                                 POSENC_RULE_RESULT, (double)positions_len, (double)shared_len, (double)own_len, NULL,
+                                 "must be n_axes * seq ([n_axes][seq]) or n_axes * batch * seq ([n_axes][batch][seq])");
+    if ((status = rope_plan_make(&plan, rope, 11, head_dim, 0, axes, 10)))
+        return status;
     if (need == 0) /* nothing to rotate: no loop over the (maybe huge) batch */
         return POSENC_OK;
-    /* x is rotated row by row while positions, sections and inv_freq are still read */
-    size_t x_bytes = posenc_bytes(need, sizeof *x);
-    if (posenc_overlaps(x, x_bytes, positions, posenc_bytes(positions_len, sizeof *positions)) ||
-        posenc_overlaps(x, x_bytes, sections, posenc_bytes(n_axes, sizeof *sections)) ||
-        posenc_overlaps(x, x_bytes, inv_freq, posenc_bytes(half, sizeof *inv_freq)))
-        return POSENC_ERR_INVALID_ARGUMENT;
+    /* x is rotated row by row while positions and the plan's inputs are still read */
+    if ((status = check_reads(x, posenc_bytes(need, sizeof *x), 1, "x", positions, positions_len, &plan, rope)) ||
+        (status = rope_plan_at(&plan, rope, 11, head_dim, largest_plus_one(positions, positions_len), axes, 10)))
+        return status;
 
+    size_t half = plan.half, row_len = heads * head_dim;
+    int layout = plan.layout;
     int per_batch = positions_len == own_len && batch > 1;
-    size_t groups = per_batch ? batch : 1, copies = per_batch ? 1 : batch, stride = positions_len / n_axes;
+    size_t groups = per_batch ? batch : 1, copies = per_batch ? 1 : batch, stride = positions_len / axes->n_axes;
     /* a row's coefficients, 2n floats once rope_rotate_spread lays them out for the layout */
     float row_cos[2 * TRIG_BLOCK], row_sin[2 * TRIG_BLOCK];
     /* the vectors of one row: every head, head_dim floats apart (BSHD) or seq rows apart (BHSD) */
     size_t row_step = order == POSENC_ROPE_ORDER_BSHD ? row_len : head_dim;
     size_t head_step = order == POSENC_ROPE_ORDER_BSHD ? head_dim : seq * head_dim;
-    axes_block b = { .inv_freq = inv_freq, .attention = attention_factor, .precision = precision };
+    axes_block b = { .plan = &plan, .attention = plan.attention, .precision = plan.precision };
     for (size_t k0 = 0; k0 < half; k0 += TRIG_BLOCK) {
         size_t n = half - k0 < TRIG_BLOCK ? half - k0 : TRIG_BLOCK;
-        block_start(&b, n_axes, sections, arrangement, k0, n);
+        block_start(&b, axes->n_axes, axes->sections, axes->arrangement, k0, n);
         for (size_t g = 0; g < groups; g++) {
             block_restart(&b);
             for (size_t r = 0; r < seq; r++) {

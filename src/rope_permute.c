@@ -2,23 +2,34 @@
 #include "posenc.h"
 
 #include "checked.h"
+#include "params.h"
 
 int posenc_rope_permute_weights(float *out, size_t out_len, const float *w, size_t w_len, size_t heads,
                                 size_t head_dim, size_t rotary_dim, size_t in_features, int from, int to)
 {
     size_t rows, need;
-    if (!out || !w)
-        return POSENC_ERR_NULL_POINTER;
-    if (heads == 0 || in_features == 0 || rotary_dim < 2 || rotary_dim % 2 || rotary_dim > head_dim ||
-        (from != POSENC_ROPE_HALF && from != POSENC_ROPE_INTERLEAVED) ||
-        (to != POSENC_ROPE_HALF && to != POSENC_ROPE_INTERLEAVED))
-        return POSENC_ERR_INVALID_ARGUMENT;
+    int status;
+    if (!out)
+        return fail_null(1, "out");
+    if (!w)
+        return fail_null(3, "w");
+    if ((status = param_check(POSENC_PARAM_HEADS, 5, (double)heads)) ||
+        (status = param_check(POSENC_PARAM_HEAD_DIM, 6, (double)head_dim)) ||
+        (status = param_check(POSENC_PARAM_ROTARY_DIM, 7, (double)rotary_dim)) ||
+        (status = param_check(POSENC_PARAM_IN_FEATURES, 8, (double)in_features)) ||
+        (status = param_check(POSENC_PARAM_FROM, 9, from)) || (status = param_check(POSENC_PARAM_TO, 10, to)))
+        return status;
+    if (rotary_dim > head_dim)
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_ROTARY_DIM, 7, "rotary_dim",
+                                 POSENC_RULE_EVEN, (double)rotary_dim, 2.0, (double)head_dim, "head_dim", NULL);
     if (checked_mul(heads, head_dim, &rows) || checked_mul(rows, in_features, &need))
-        return POSENC_ERR_SIZE_OVERFLOW;
-    if (w_len < need || out_len < need)
-        return POSENC_ERR_BUFFER_TOO_SMALL;
+        return fail_size(5, "heads * head_dim * in_features", heads, head_dim);
+    if (w_len < need)
+        return fail_length(4, "w_len", w_len, need);
+    if (out_len < need)
+        return fail_length(2, "out_len", out_len, need);
     if (posenc_overlaps(out, posenc_bytes(need, sizeof *out), w, posenc_bytes(need, sizeof *w)))
-        return POSENC_ERR_INVALID_ARGUMENT; /* a permutation cannot run in place */
+        return fail_overlap(1, "out", "w"); /* a permutation cannot run in place */
 
     size_t half = rotary_dim / 2;
     for (size_t h = 0; h < heads; h++)

@@ -9,6 +9,7 @@ const char *posenc_strerror(int status)
     case POSENC_ERR_INVALID_ARGUMENT: return "an argument is outside its documented range";
     case POSENC_ERR_SIZE_OVERFLOW: return "a size product overflows size_t";
     case POSENC_ERR_BUFFER_TOO_SMALL: return "the output buffer is smaller than required";
+    case POSENC_ERR_OUT_OF_MEMORY: return "memory could not be allocated";
     default: return "unknown status";
     }
 }

@@ -362,7 +362,7 @@ describe('keyLength defaults to queryLength', () => {
       const row = api.split('\n').find((line) => line.startsWith(`| \`${fn}(opts)\``));
       expect(row).toContain('`keyLength` (= queryLength)');
     }
-    const dts = readFileSync(new URL('../src/js/posenc.d.ts', import.meta.url), 'utf8');
+    const dts = readFileSync(new URL('../dist/posenc.d.ts', import.meta.url), 'utf8');
     for (const fn of ['t5Buckets', 'debertaBuckets']) {
       const doc = dts.slice(0, dts.indexOf(`export function ${fn}(`)).split('/**').pop();
       expect(doc).toContain('keyLength defaults to queryLength');

@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { encoder_config as CONFIG, status as STATUS } from '../build/abi.js';
+import { encoder_config as CONFIG, lm_head as LM_HEAD, rope as ROPE, rope_axes as AXES, sampling as SAMPLING, status as STATUS } from '../build/abi.js';
+import { writeStruct } from '../src/js/core/struct.js';
 import { posenc } from './helpers.js';
 
 async function load(file) {
@@ -61,7 +62,7 @@ test("the default entry's builds give the encoder builds' bits (the same routine
     for (const e of [small.simd, small.base]) expect(Buffer.compare(run(e, bytes, call), want)).toBe(0);
   };
   check(37 * 129 * 4, (e, p) => e.posenc_sinusoidal(p, 37 * 129, 37, 129, 0, 1000003, 0));
-  check(2 * 50 * 32 * 4, (e, p) => withFreqs(e, 32, (f) => e.posenc_rope_cache(p, p + 50 * 32 * 4, 50 * 32, 50, 4095, 0, 64, f, 1.0, 0)));
+  check(2 * 50 * 32 * 4, (e, p) => withRope(e, 32, {}, (r) => e.posenc_rope_cache(p, p + 50 * 32 * 4, 50 * 32, 50, 4095, 0, r)));
 });
 
 test.each([0, 1, 2, 3])('sinusoidal layout %i: identical tables, odd widths and long positions', (layout) => {
@@ -78,11 +79,17 @@ test('addSinusoidal, both orders', () => {
   }
 });
 
-function withFreqs(e, half, call) {
-  const f = e.malloc(half * 8);
-  new Float64Array(e.memory.buffer, f, half).set(Float64Array.from({ length: half }, (_, k) => Math.pow(10000, (-2 * k) / (2 * half))));
-  const status = call(f);
-  e.free(f);
+/**
+ * Runs call(rope) with a posenc_rope in wasm memory (include/posenc.h): rotary
+ * dimension 2 * half, its frequencies given (base^(-2k/r), computed here),
+ * and the other fields of `fields` (layout, precision, attention_factor).
+ */
+function withRope(e, half, fields, call) {
+  const p = e.malloc(ROPE.bytes + half * 8);
+  new Float64Array(e.memory.buffer, p + ROPE.bytes, half).set(Float64Array.from({ length: half }, (_, k) => Math.pow(10000, (-2 * k) / (2 * half))));
+  writeStruct(e.memory, p, ROPE, { rotary_dim: 2 * half, inv_freq: p + ROPE.bytes, ...fields });
+  const status = call(p);
+  e.free(p);
   return status;
 }
 
@@ -90,7 +97,7 @@ test('ropeCache in both precisions, with an attention factor', () => {
   const L = 300;
   const half = 36;
   for (const precision of [0, 1]) {
-    same(2 * L * half * 4, (e, p) => withFreqs(e, half, (f) => e.posenc_rope_cache(p, p + L * half * 4, L * half, L, 777, 0, 2 * half, f, 1.25, precision)));
+    same(2 * L * half * 4, (e, p) => withRope(e, half, { attention_factor: 1.25, precision }, (r) => e.posenc_rope_cache(p, p + L * half * 4, L * half, L, 777, 0, r)));
   }
 });
 
@@ -100,7 +107,7 @@ test('applyRope, both layouts and precisions, partial rotary, odd pair counts', 
   for (const rotary of [22, 14, 6]) {
     for (const layout of [0, 1]) {
       for (const precision of [0, 1]) {
-        same(x.byteLength, (e, p) => withFreqs(e, rotary / 2, (f) => e.posenc_rope_apply(p, x.length, batch, seq, heads, headDim, rotary, layout, f, 1.0, 2 ** 20, 0, 0, precision)), x);
+        same(x.byteLength, (e, p) => withRope(e, rotary / 2, { layout, precision }, (r) => e.posenc_rope_apply(p, x.length, batch, seq, heads, headDim, 0, 2 ** 20, 0, 0, r)), x);
       }
     }
   }
@@ -111,7 +118,7 @@ test("applyRope order 'bhsd': tiles of rows, partial tiles, two frequency blocks
     const x = Float32Array.from({ length: batch * seq * heads * headDim }, (_, i) => Math.cos(i * 0.3) * 2);
     for (const layout of [0, 1]) {
       for (const precision of [0, 1]) {
-        same(x.byteLength, (e, p) => withFreqs(e, rotary / 2, (f) => e.posenc_rope_apply_ordered(p, x.length, batch, seq, heads, headDim, 1, rotary, layout, f, 1.0, -20, 0, 0, precision)), x);
+        same(x.byteLength, (e, p) => withRope(e, rotary / 2, { layout, precision }, (r) => e.posenc_rope_apply(p, x.length, batch, seq, heads, headDim, 1, -20, 0, 0, r)), x);
       }
     }
   }
@@ -134,21 +141,22 @@ test('the 2-D sine-cosine table and timestep embeddings', () => {
 test('RoPE over three axes (M-RoPE): the cache and the rotation, both layouts and precisions', () => {
   const [seq, heads, headDim] = [60, 2, 24];
   const positions = Int32Array.from({ length: 3 * seq }, (_, i) => (i * 7) % 23 + (i > seq ? 1000 : 0));
-  const withAxes = (e, call) => {
-    const q = e.malloc(positions.byteLength + 12);
+  const withAxes = (e, arrangement, fields, call) => {
+    const q = e.malloc(positions.byteLength + AXES.bytes);
     new Int32Array(e.memory.buffer, q, 3 * seq).set(positions);
-    new Uint32Array(e.memory.buffer, q + positions.byteLength, 3).set([4, 4, 4]); // valid sectioned and interleaved
-    const status = withFreqs(e, 12, (f) => call(f, q, q + positions.byteLength));
+    // sections of 4 pairs: valid sectioned and interleaved
+    writeStruct(e.memory, q + positions.byteLength, AXES, { n_axes: 3, sections: [4, 4, 4, 0], arrangement });
+    const status = withRope(e, 12, fields, (r) => call(r, q, q + positions.byteLength));
     e.free(q);
     return status;
   };
   const x = Float32Array.from({ length: seq * heads * headDim }, (_, i) => Math.sin(i * 0.3));
   for (const precision of [0, 1]) {
     for (const arrangement of [0, 1]) { // sectioned (Qwen2-VL), interleaved (Qwen3-VL)
-      same(2 * seq * 12 * 4, (e, p) => withAxes(e, (f, pos, sec) => e.posenc_rope_axes_cache(p, p + seq * 12 * 4, seq * 12, seq, pos, 3, sec, arrangement, 24, f, 1.0, precision)));
+      same(2 * seq * 12 * 4, (e, p) => withAxes(e, arrangement, { precision }, (r, pos, axes) => e.posenc_rope_axes_cache(p, p + seq * 12 * 4, seq * 12, seq, pos, axes, r)));
     }
     for (const [layout, order, arrangement] of [[0, 0, 0], [1, 0, 1], [0, 1, 1], [1, 1, 0]]) {
-      same(x.byteLength, (e, p) => withAxes(e, (f, pos, sec) => e.posenc_rope_axes_apply(p, x.length, 1, seq, heads, headDim, order, 24, layout, f, 1.0, pos, 3 * seq, 3, sec, arrangement, precision)), x);
+      same(x.byteLength, (e, p) => withAxes(e, arrangement, { layout, precision }, (r, pos, axes) => e.posenc_rope_axes_apply(p, x.length, 1, seq, heads, headDim, order, pos, 3 * seq, axes, r)), x);
     }
   }
 });
@@ -184,15 +192,15 @@ test('through position 0 and the anchors: identical, and exact at 0', () => {
   const half = 2;
   const positions = Int32Array.from({ length: L }, (_, r) => (r < 7 ? r - 3 : r - 1100));
   for (const precision of [0, 1]) {
-    same(2 * L * half * 4, (e, p) => withFreqs(e, half, (f) => e.posenc_rope_cache(p, p + L * half * 4, L * half, L, -1500, 0, 2 * half, f, 1.25, precision)));
+    same(2 * L * half * 4, (e, p) => withRope(e, half, { attention_factor: 1.25, precision }, (r) => e.posenc_rope_cache(p, p + L * half * 4, L * half, L, -1500, 0, r)));
     same(2 * L * half * 4 + L * 4, (e, p) => {
       new Int32Array(e.memory.buffer, p + 2 * L * half * 4, L).set(positions);
-      return withFreqs(e, half, (f) => e.posenc_rope_cache(p, p + L * half * 4, L * half, L, 0, p + 2 * L * half * 4, 2 * half, f, 1.0, precision));
+      return withRope(e, half, { precision }, (r) => e.posenc_rope_cache(p, p + L * half * 4, L * half, L, 0, p + 2 * L * half * 4, r));
     });
   }
   const x = Float32Array.from({ length: 1300 * 8 }, (_, i) => Math.sin(i) * 2);
   for (const layout of [0, 1]) {
-    same(x.byteLength, (e, p) => withFreqs(e, 4, (f) => e.posenc_rope_apply(p, x.length, 1, 1300, 1, 8, 8, layout, f, 1.0, -1100, 0, 0, 0)), x);
+    same(x.byteLength, (e, p) => withRope(e, 4, { layout }, (r) => e.posenc_rope_apply(p, x.length, 1, 1300, 1, 8, 0, -1100, 0, 0, r)), x);
   }
 });
 
@@ -269,10 +277,9 @@ test('attention: causal or not, bias, key mask, probabilities kept or not: ident
 /** posenc_encoder_config (include/posenc.h) at its wasm32 layout, read off the header (build/abi.js). */
 const CONFIG_BYTES = CONFIG.bytes;
 function encoderConfig(c) {
-  const view = new DataView(new ArrayBuffer(CONFIG.bytes));
-  const setter = { u32: 'setUint32', i32: 'setInt32', ptr: 'setUint32', f64: 'setFloat64' };
-  for (const [name, [at, kind]] of Object.entries(CONFIG.fields)) view[setter[kind]](at, c[name] ?? 0, true);
-  return new Uint8Array(view.buffer);
+  const memory = { buffer: new ArrayBuffer(CONFIG.bytes) };
+  writeStruct(memory, 0, CONFIG, c);
+  return new Uint8Array(memory.buffer);
 }
 
 test.each([
@@ -281,7 +288,7 @@ test.each([
   const [V, D, H, FF, L, S] = [18, 24, 3, 40, 2, 29];
   const HD = D / H;
   const invFreq = Float64Array.from({ length: HD / 2 }, (_, k) => Math.pow(10000, (-2 * k) / HD));
-  const cfg = { vocab_size: V, d_model: D, heads: H, d_ff: FF, layers: L, positional, norm, activation, final_norm: 1, lm_head: 1, max_length: S, t5_unidirectional: 1 };
+  const cfg = { vocab_size: V, d_model: D, heads: H, d_ff: FF, layers: L, positional, norm, activation, final_norm: 1, lm_head: 1, learned: { max_length: S }, t5: { unidirectional: 1 } };
   const tokens = Int32Array.from({ length: S }, (_, i) => (i * 7 + 3) % V);
   const mask = Int32Array.from({ length: S }, (_, i) => (i === S - 2 ? 0 : 1));
   for (const causal of [0, 1]) {
@@ -289,7 +296,7 @@ test.each([
       // the config points at the frequencies: both live in one buffer
       const [bytes] = runBuffers(e, [], [8], (x, pSizes) => {
         const pc = x.malloc(CONFIG_BYTES + invFreq.byteLength);
-        new Uint8Array(x.memory.buffer, pc, CONFIG_BYTES).set(encoderConfig({ ...cfg, rope_inv_freq: pc + CONFIG_BYTES }));
+        new Uint8Array(x.memory.buffer, pc, CONFIG_BYTES).set(encoderConfig({ ...cfg, rope: { inv_freq: pc + CONFIG_BYTES } }));
         new Float64Array(x.memory.buffer, pc + CONFIG_BYTES, invFreq.length).set(invFreq);
         const status = x.posenc_encoder_sizes(pc, S, pSizes, pSizes + 4);
         x.free(pc);
@@ -301,9 +308,9 @@ test.each([
     expect(sizes(base)).toEqual([pl, wl]);
     const params = noise(pl, 0.4, 10 + positional);
     const [logits, attention] = sameBuffers([params, tokens, mask], [S * V * 4, L * H * S * S * 4, wl * 4, CONFIG_BYTES + invFreq.byteLength], (e, pp, pt, pm, pout, patt, pwork, pc) => {
-      new Uint8Array(e.memory.buffer, pc, CONFIG_BYTES).set(encoderConfig({ ...cfg, rope_inv_freq: pc + CONFIG_BYTES }));
+      new Uint8Array(e.memory.buffer, pc, CONFIG_BYTES).set(encoderConfig({ ...cfg, rope: { inv_freq: pc + CONFIG_BYTES } }));
       new Float64Array(e.memory.buffer, pc + CONFIG_BYTES, invFreq.length).set(invFreq);
-      const status = e.posenc_encoder_logits(pout, S * V, pc, pp, pl, pt, S, pm, causal, -1, patt, L * H * S * S, pwork, wl);
+      const status = e.posenc_encoder_logits(pout, S * V, pc, pp, pl, pt, S, 0, pm, causal, -1, patt, L * H * S * S, pwork, wl);
       new Uint8Array(e.memory.buffer, pwork, wl * 4).fill(0); // the workspace is scratch: not compared
       return status;
     });
@@ -314,52 +321,81 @@ test.each([
 
 test.each([
   ['none', 0], ['sinusoidal', 1], ['rope', 2], ['alibi', 3], ['t5', 4], ['learned', 5],
-])('the decoder (%s): a prompt then one token at a time, logits and the cache identical; query scales', (name, positional) => {
+])('the decoder state (%s): a prompt then one token at a time, the logits identical; sampled generation the same tokens from the same seed', (name, positional) => {
   const [V, D, H, FF, L, M] = [18, 24, 3, 40, 2, 26];
   const HD = D / H;
   const invFreq = Float64Array.from({ length: HD / 2 }, (_, k) => Math.pow(10000, (-2 * k) / HD));
   const cfg = {
     vocab_size: V, d_model: D, heads: H, d_ff: FF, layers: L, positional, norm: positional % 2, activation: positional % 3, final_norm: 1, lm_head: 1,
-    max_length: M, query_scale: 1 + (positional % 2), query_floor_scale: 3, query_attn_scale: 0.5, query_beta: 0.4, query_original_max_position: 5,
+    learned: { max_length: M }, query_scale: { type: 1 + (positional % 2), floor_scale: 3, attn_scale: 0.5, beta: 0.4, original_max_position: 5 },
   };
   const tokens = Int32Array.from({ length: M }, (_, i) => (i * 5 + 1) % V);
   const [pl] = [L * (4 * (D * D + D) + 4 * D + 2 * FF * D + FF + D) + V * D + 2 * D + V * D + (positional === 5 ? M * D : 0) + (positional === 4 ? 32 * H : 0)];
   const params = noise(pl, 0.4, 20 + positional);
-  const cacheLen = L * 2 * M * D;
-  const workLen = 3 * 8 * D + 8 * FF + 4 * M + H * M;
-  // the prompt of 8, then one token at a time: every step's logits, and the whole cache at the end
-  const [steps, cache] = sameBuffers([params, tokens], [(M - 7) * V * 4, cacheLen * 4, workLen * 4, CONFIG_BYTES + invFreq.byteLength], (e, pp, pt, pout, pcache, pwork, pc) => {
-    new Uint8Array(e.memory.buffer, pc, CONFIG_BYTES).set(encoderConfig({ ...cfg, rope_inv_freq: pc + CONFIG_BYTES }));
+  const GEN = 12;
+  // the prompt of 8, then one token at a time: every step's logits; then a
+  // sampled generation of GEN tokens after a reset, and the generator's state after
+  const [steps, generated] = sameBuffers([params, tokens], [(M - 7) * V * 4, GEN * 4 + 16, CONFIG_BYTES + invFreq.byteLength + SAMPLING.bytes + 16], (e, pp, pt, pout, pgen, pc) => {
+    new Uint8Array(e.memory.buffer, pc, CONFIG_BYTES).set(encoderConfig({ ...cfg, rope: { inv_freq: pc + CONFIG_BYTES } }));
     new Float64Array(e.memory.buffer, pc + CONFIG_BYTES, invFreq.length).set(invFreq);
-    let status = e.posenc_decoder_feed(pout, V, pc, pp, pl, pcache, cacheLen, M, 0, pt, 8, -1, pwork, workLen);
-    for (let p = 8; p < M && status === 0; p++) {
-      status = e.posenc_decoder_feed(pout + (p - 7) * V * 4, V, pc, pp, pl, pcache, cacheLen, M, p, pt + 4 * p, 1, -1, pwork, workLen);
-    }
-    new Uint8Array(e.memory.buffer, pwork, workLen * 4).fill(0); // scratch: not compared
+    const ps = pc + CONFIG_BYTES + invFreq.byteLength;
+    const pword = ps + SAMPLING.bytes;
+    let status = e.posenc_decoder_create(pword, pc, pp, pl, M, -1);
+    if (status !== 0) return status;
+    const d = new Uint32Array(e.memory.buffer, pword, 1)[0];
+    status = e.posenc_decoder_feed(d, pt, 0, 8, pout, V);
+    for (let p = 8; p < M && status === 0; p++) status = e.posenc_decoder_feed(d, pt + 4 * p, 0, 1, pout + (p - 7) * V * 4, V);
+    writeStruct(e.memory, ps, SAMPLING, { temperature: 0.9, top_k: 7, top_p: 0.95 });
+    const prng = pgen + GEN * 4;
+    new DataView(e.memory.buffer).setBigUint64(prng, 0x9e3779b97f4a7c15n, true);
+    if (status === 0) status = e.posenc_decoder_reset(d);
+    if (status === 0) status = e.posenc_decoder_generate(d, pt, 5, ps, prng, 0, 0, pgen, GEN, prng + 8);
+    e.posenc_decoder_free(d);
     return status;
   });
   expect(new Float32Array(steps.buffer, steps.byteOffset, (M - 7) * V).every(Number.isFinite)).toBe(true);
-  expect(new Float32Array(cache.buffer, cache.byteOffset, cacheLen).every(Number.isFinite)).toBe(true);
+  const out = new DataView(generated.buffer, generated.byteOffset);
+  expect(out.getUint32(GEN * 4 + 8, true)).toBe(GEN); // written
+  const ids = Array.from({ length: GEN }, (_, i) => out.getInt32(4 * i, true));
+  expect(ids.every((t) => t >= 0 && t < V)).toBe(true);
+  expect(new Set(ids).size).toBeGreaterThan(1); // sampled, not one token over and over
 });
 
-// wasm32's size_t: a cache of 2^31 rows is layers * 2 * 2^31 * dModel floats, past
-// 2^32 (2 * max_length alone wraps to 0 there): a size overflow, never a size
-test.each([['simd'], ['baseline']])('posenc_decoder_sizes in wasm32 (%s): 2^31 rows is a size overflow, 2^30 rows of one layer of d = 1 fits', (build) => {
-  const e = build === 'simd' ? simd : base;
-  const sizes = (cfg, rows) => {
-    const p = e.malloc(CONFIG_BYTES + 8);
-    new Uint8Array(e.memory.buffer, p, CONFIG_BYTES).set(encoderConfig(cfg));
-    new Uint32Array(e.memory.buffer, p + CONFIG_BYTES, 2).fill(0); // a failed call writes nothing: 0 stays
-    const status = e.posenc_decoder_sizes(p, rows, 1, p + CONFIG_BYTES, p + CONFIG_BYTES + 4);
-    const [cache] = new Uint32Array(e.memory.buffer, p + CONFIG_BYTES, 1);
-    e.free(p);
-    return [status, cache];
-  };
-  const cfg = { vocab_size: 13, d_model: 12, heads: 3, d_ff: 10, layers: 2, positional: 0, lm_head: 1 };
-  expect(sizes(cfg, 2 ** 31)).toEqual([STATUS.ERR_SIZE_OVERFLOW, 0]);
-  expect(sizes(cfg, 2 ** 30)[0]).toBe(STATUS.ERR_SIZE_OVERFLOW);
-  const [status, cache] = sizes({ ...cfg, d_model: 1, heads: 1, layers: 1 }, 2 ** 30);
-  expect([status, cache]).toEqual([0, 2 ** 31]);
+// wasm32's size_t and the allocator: the decoder state's cache as it grows
+// past what wasm memory can hold is POSENC_ERR_OUT_OF_MEMORY (its bytes
+// named), past size_t a size overflow; the state stays usable
+test.each([['posenc-encoder.wasm'], ['posenc-encoder-baseline.wasm']])('the decoder state in wasm32 (%s): a cache the allocator cannot give is out of memory, the sequence as it was', async (file) => {
+  const e = await load(file); // its own instance: this one's memory ends at 4 GiB
+  const D = 256;
+  const cfg = { vocab_size: 5, d_model: D, heads: 1, d_ff: 1, layers: 1, positional: 0, lm_head: LM_HEAD.indexOf('tied') };
+  const pc = e.malloc(CONFIG_BYTES + 16);
+  new Uint8Array(e.memory.buffer, pc, CONFIG_BYTES).set(encoderConfig(cfg));
+  expect(e.posenc_encoder_sizes(pc, 1, pc + CONFIG_BYTES, pc + CONFIG_BYTES + 4)).toBe(0);
+  const pl = new Uint32Array(e.memory.buffer, pc + CONFIG_BYTES, 1)[0];
+  const pp = e.malloc(pl * 4);
+  new Float32Array(e.memory.buffer, pp, pl).fill(0.01);
+  const pword = pc + CONFIG_BYTES;
+  expect(e.posenc_decoder_create(pword, pc, pp, pl, 0, -1)).toBe(0);
+  const d = new Uint32Array(e.memory.buffer, pword, 1)[0];
+  const pt = pword + 8;
+  new Int32Array(e.memory.buffer, pt, 1)[0] = 3;
+  // hold memory until the first cache (256 rows * 2 * 256 floats = 512 KiB) cannot be had
+  const held = [];
+  for (let size = 2 ** 30; size >= 2 ** 16; size /= 2) {
+    for (let p = e.malloc(size); p !== 0; p = e.malloc(size)) held.push(p);
+  }
+  expect(e.posenc_decoder_feed(d, pt, 0, 1, 0, 0)).toBe(STATUS.ERR_OUT_OF_MEMORY);
+  const err = e.posenc_last_error() >>> 0;
+  const view = new DataView(e.memory.buffer);
+  expect(view.getInt32(err, true)).toBe(STATUS.ERR_OUT_OF_MEMORY);
+  expect(e.posenc_decoder_length(d)).toBe(0);
+  for (const p of held) e.free(p);
+  expect(e.posenc_decoder_feed(d, pt, 0, 1, 0, 0)).toBe(0);
+  expect(e.posenc_decoder_length(d)).toBe(1);
+  expect(e.posenc_decoder_memory(d) >>> 0).toBeGreaterThan(256 * 2 * D * 4);
+  e.posenc_decoder_free(d);
+  e.free(pp);
+  e.free(pc);
 });
 
 test("init({ simd: false }) loads the baseline build through the public API, same values", async () => {

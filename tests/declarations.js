@@ -167,7 +167,7 @@ export function declaredDocs(text, scope, base) {
  */
 export function documentedDefault(doc, name) {
   const literal = String.raw`(-?\d[\d.e+-]*|'[^']*'|true|false)(?![\w(])`;
-  const match = new RegExp(name === undefined ? String.raw`\bdefault:?\s+${literal}` : String.raw`\b${name}\s+default:?\s+${literal}`).exec(doc);
+  const match = new RegExp(name === undefined ? String.raw`\bdefault:?\s+${literal}` : String.raw`\b${name}(?::[^;]*;)?\s+default:?\s+${literal}`).exec(doc);
   if (!match) return undefined;
   const text = match[1];
   if (text.startsWith("'")) return text.slice(1, -1);

@@ -14,7 +14,7 @@ const SCRIPT = `
 import * as posenc from '/dist/encoder.mjs';
 await posenc.init();
 const encoder = posenc.createEncoder({ vocabSize: 64, dModel: 32, heads: 4, dFF: 64, layers: 2,
-  positional: { type: 'rope' }, activation: 'gelu', weights: { seed: 42 } });
+  positional: { type: 'rope' }, activation: 'gelu', keepAttention: true, weights: { seed: 42 } });
 const out = encoder.forward([5, 9, 13, 2, 40, 7], { mask: [1, 1, 1, 1, 1, 0] });
 const attention = encoder.attention(0);
 encoder.dispose();
@@ -61,7 +61,7 @@ test('createEncoder in Chromium gives the same bits as in Node', async () => {
   expect(result.build).toBe('simd');
 
   const encoder = posenc.createEncoder({
-    vocabSize: 64, dModel: 32, heads: 4, dFF: 64, layers: 2, positional: { type: 'rope' }, activation: 'gelu', weights: { seed: 42 },
+    vocabSize: 64, dModel: 32, heads: 4, dFF: 64, layers: 2, positional: { type: 'rope' }, activation: 'gelu', keepAttention: true, weights: { seed: 42 },
   });
   const out = encoder.forward([5, 9, 13, 2, 40, 7], { mask: [1, 1, 1, 1, 1, 0] });
   expect(result.out).toEqual(Array.from(out));

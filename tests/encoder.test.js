@@ -6,6 +6,7 @@
 // the bytes.
 import { execFileSync } from 'node:child_process';
 import { posencEncoder as posenc } from './helpers.js';
+import { previousTokenHead } from '../web/previous-token-head.js';
 import { layerNorm, linear, randomTensors, reference, relError, uniform } from './encoder-reference.js';
 
 beforeAll(() => posenc.init());
@@ -28,7 +29,7 @@ const CASES = [
   { name: 'T5 default buckets, GELU, mask', cfg: { positional: { type: 't5' }, activation: 'gelu' }, mask: true },
 ];
 
-const BASE = { vocabSize: 37, dModel: 16, heads: 2, dFF: 24, layers: 2 };
+const BASE = { vocabSize: 37, dModel: 16, heads: 2, dFF: 24, layers: 2, keepAttention: true };
 
 describe('forward pass against the float64 reference (weights from a .safetensors file written here)', () => {
   test.each(CASES.map((c, i) => [c.name, c, i]))('%s', (name, c, i) => {
@@ -217,7 +218,7 @@ describe('self-contained model files: the options travel in the metadata', () =>
     const T = randomTensors(small, 12);
     const bytes = posenc.writeSafetensors(T, { metadata: { 'posenc.config': JSON.stringify(small) } });
     const e = posenc.createEncoder({ weights: bytes });
-    expect(e.config.embedScale).toBe(Math.sqrt(8));
+    expect(e.config.embedScale).toBeUndefined(); // unset: C's default, sqrt(dModel), applies
     expect(e.config.norm).toBe('pre');
     const want = reference(small, T, [8, 0, 3], { causal: true });
     expect(relError(e.logits([8, 0, 3], { causal: true }), want.logits)).toBeLessThan(1e-5);
@@ -239,7 +240,7 @@ describe("the shapes of the article 'Transformer Encoder Explained'", () => {
   test('(1, 10, 512) through attention and feed-forward, (1, 512) pooled, (9, 512) with a language embedding', () => {
     // d_model 512, 8 heads, d_ff 2048, vocab 10000; seeded weights (the article's are random)
     const encoder = posenc.createEncoder({
-      vocabSize: 10000, dModel: 512, heads: 8, dFF: 2048, layers: 1, languages: 2, weights: { seed: 3 },
+      vocabSize: 10000, dModel: 512, heads: 8, dFF: 2048, layers: 1, languages: 2, keepAttention: true, weights: { seed: 3 },
     });
     const x = encoder.forward([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(x.length).toBe(10 * 512); // [1][10][512], batch 1
@@ -315,10 +316,10 @@ describe("softmax: large scores that a naive exp(x) / sum(exp(x)) turns into NaN
 // ---------------------------------------------------------------- positions and attention
 
 describe('what positions do to attention', () => {
-  test('previousTokenHead: from RoPE alone, every query attends to the token before it', () => {
-    const cfg = { vocabSize: 64, dModel: 32, heads: 4, dFF: 64, layers: 1, positional: { type: 'rope' } };
+  test('the demo\'s previous-token head (web/previous-token-head.js): from RoPE alone, every query attends to the token before it', () => {
+    const cfg = { vocabSize: 64, dModel: 32, heads: 4, dFF: 64, layers: 1, positional: { type: 'rope' }, keepAttention: true };
     const seeded = posenc.createEncoder({ ...cfg, weights: { seed: 7 } });
-    const tensors = posenc.previousTokenHead(seeded.tensors(), { heads: 4, head: 1, positional: cfg.positional });
+    const tensors = previousTokenHead(posenc, seeded.tensors(), { heads: 4, head: 1 });
     seeded.dispose();
     const encoder = posenc.createEncoder({ ...cfg, weights: tensors });
     const rand = uniform(5);
@@ -386,7 +387,7 @@ describe('builds', () => {
       await p.init({ simd: ${simd} });
       const out = [];
       for (const type of ['none', 'sinusoidal', 'rope', 'alibi', 't5']) {
-        const e = p.createEncoder({ vocabSize: 50, dModel: 30, heads: 3, dFF: 37, layers: 2, positional: { type }, activation: 'gelu', weights: { seed: 9 } });
+        const e = p.createEncoder({ vocabSize: 50, dModel: 30, heads: 3, dFF: 37, layers: 2, positional: { type }, activation: 'gelu', keepAttention: true, weights: { seed: 9 } });
         out.push(...e.forward([1, 2, 3, 4, 5, 6, 7], { mask: [1, 1, 1, 1, 1, 1, 0] }), ...e.attention(1));
         e.dispose();
       }

@@ -66,7 +66,7 @@ cppcheck_step() {
   cppcheck -q --std=c11 --enable=warning,style,performance,portability --inline-suppr \
     --suppressions-list=.cppcheck-suppressions --error-exitcode=1 \
     --template='{file}:{line}: {severity}: {message} [{id}]' \
-    -Iinclude -Isrc -Itests/c -Itests/fuzz src tests/c tests/fuzz tests/fmath
+    -Iinclude -Isrc -Isrc/encoder -Itests/c -Itests/fuzz src tests/c tests/fuzz tests/fmath
 }
 
 clang_tidy_step() {
@@ -75,15 +75,15 @@ clang_tidy_step() {
   # seconds per file.
   local stamps=build/clang-tidy context file todo=() code
   mkdir -p "$stamps"
-  context=$(cat .clang-tidy include/*.h src/*.h tests/c/check.h tests/fuzz/*.h | sha256sum)
-  for file in src/*.c tests/fuzz/*.c tests/c/test_hardening.c; do
+  context=$(cat .clang-tidy include/*.h src/*.h src/encoder/*.h tests/c/check.h tests/fuzz/*.h | sha256sum)
+  for file in src/*.c src/encoder/*.c tests/fuzz/*.c tests/c/test_hardening.c; do
     [ -e "$stamps/$( (echo "$context"; cat "$file") | sha256sum | cut -c1-32)" ] || todo+=("$file")
   done
   echo "clang-tidy: ${#todo[@]} changed files to analyse"
   [ "${#todo[@]}" = 0 ] && return 0
   # two at a time (the machine is shared); files before `--`, flags after
   printf '%s\n' "${todo[@]}" |
-    xargs -P2 -n2 sh -c '"$0" --quiet "$@" -- -std=c11 -ffp-contract=off -Iinclude -Itests/c -Itests/fuzz' \
+    xargs -P2 -n2 sh -c '"$0" --quiet "$@" -- -std=c11 -ffp-contract=off -Iinclude -Isrc -Isrc/encoder -Itests/c -Itests/fuzz' \
       "$CLANG_TIDY" 2>&1 | grep -v -E '^[0-9]+ warnings? generated|^Suppressed|^Use -header-filter|^$'
   code=${PIPESTATUS[1]}
   [ "$code" = 0 ] || return "$code"

@@ -3,6 +3,7 @@
 // each. Slow by nature (gigabytes are written: seconds, or tens of seconds
 // where the first touch of a page is slow, as in some VMs), so in a file of
 // its own. Peak: 2 GiB of wasm memory in use plus a 2 GiB result.
+import { rope as ROPE } from '../build/abi.js';
 import { readFileSync } from 'node:fs';
 import { posenc, posencEncoder, thrown } from './helpers.js';
 
@@ -165,8 +166,8 @@ test('beside a 2 GiB WasmArray, blocks above 2^31 work in place and staged; what
 }, SLOW);
 
 test('ropeCache of 2 x 2 GiB (rotaryDim 2, length 2^29) is a RangeError naming it and the size', () => {
-  // cos and sin, 2^31 bytes each, plus the one frequency (8 bytes): more than 4 GiB
-  expectOutOfMemory('ropeCache', 2 ** 32 + 8, () => posenc.ropeCache({ rotaryDim: 2, length: FLOATS_2GIB }));
+  // cos and sin, 2^31 bytes each, plus the posenc_rope struct: more than 4 GiB
+  expectOutOfMemory('ropeCache', 2 ** 32 + ROPE.bytes, () => posenc.ropeCache({ rotaryDim: 2, length: FLOATS_2GIB }));
   const { cos, sin } = posenc.ropeCache({ rotaryDim: 2, length: 2 });
   expect([cos[1], sin[1]]).toEqual([Math.fround(Math.cos(1)), Math.fround(Math.sin(1))]);
 });
@@ -177,14 +178,14 @@ test('calls with several buffers whose staging does not fit leave no orphan bloc
     held.array[0] = 3;
     const before = posenc.memoryStats();
     const sin = new Float32Array(FLOATS_2GIB); // a JS array: staged, which cannot fit
-    expectOutOfMemory('ropeCache', 2 ** 31 + 8, () => posenc.ropeCache({ rotaryDim: 2, length: FLOATS_2GIB, out: { cos: held, sin } }));
+    expectOutOfMemory('ropeCache', 2 ** 31 + ROPE.bytes, () => posenc.ropeCache({ rotaryDim: 2, length: FLOATS_2GIB, out: { cos: held, sin } }));
     expect(held.array[0]).toBe(3);
     expect(sin[0]).toBe(0);
     const weights = new Float32Array(32 * 2).fill(1);
     expectOutOfMemory('t5Bias', 2 ** 31 + 32 * 2 * 4, () =>
       posenc.t5Bias({ heads: 2, queryLength: 2 ** 14, keyLength: 2 ** 14, weights }));
     const x = new Float32Array(FLOATS_2GIB);
-    expectOutOfMemory('applyRope', 2 ** 31 + 8, () => posenc.applyRope(x, { heads: 1, headDim: 2 }));
+    expectOutOfMemory('applyRope', 2 ** 31 + ROPE.bytes, () => posenc.applyRope(x, { heads: 1, headDim: 2 }));
     expect(posenc.memoryStats()).toEqual(before);
   } finally {
     held.free();
@@ -192,7 +193,7 @@ test('calls with several buffers whose staging does not fit leave no orphan bloc
 }, SLOW);
 
 test('an encoder call that runs out of memory names the method, and attention() afterwards says there is no pass', () => {
-  const enc = posencEncoder.createEncoder({ vocabSize: 8, dModel: 4, heads: 1, dFF: 4, layers: 1, positional: { type: 'none' }, weights: { seed: 1 } });
+  const enc = posencEncoder.createEncoder({ vocabSize: 8, dModel: 4, heads: 1, dFF: 4, layers: 1, positional: { type: 'none' }, keepAttention: true, weights: { seed: 1 } });
   const hog = [posencEncoder.allocate('float32', 3 * 2 ** 27), posencEncoder.allocate('float32', 3 * 2 ** 27)]; // 3 GiB
   try {
     enc.forward([1, 2, 3]);

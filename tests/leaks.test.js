@@ -232,17 +232,18 @@ test('WasmArray.array is re-derived after growth; a view kept from before is ref
 });
 
 test('WasmArrays passed in are written in place even when the call itself grows memory', () => {
-  // ropeCache and applyRope allocate (the frequencies, 8 bytes each) before they
-  // compute: when that allocation grows memory it detaches every view.
-  // They used to copy out through the detached view (a TypeError) or read its
-  // length as 0 (an internal error). Sizes here make the staging larger than any
-  // free space, so the call must grow memory.
+  // ropeCache and applyRope stage what is not in wasm memory (here a model's own
+  // frequencies, 8 bytes each) before they compute: when that staging grows
+  // memory it detaches every view. They used to copy out through the detached
+  // view (a TypeError) or read its length as 0 (an internal error). Sizes here
+  // make the staging larger than any free space, so the call must grow memory.
   const halfFor = () => 2 ** Math.ceil(Math.log2(posenc.memoryStats().memoryBytes / 8));
+  const invFreqOf = (half) => Float64Array.from({ length: half }, (_, k) => 10000 ** (-k / half));
   let half = halfFor();
   const cos = posenc.allocate('float32', half), sin = posenc.allocate('float32', half);
   try {
     const before = posenc.memoryStats().memoryBytes;
-    posenc.ropeCache({ positions: Int32Array.of(1), rotaryDim: 2 * half, out: { cos, sin } });
+    posenc.ropeCache({ positions: Int32Array.of(1), rotaryDim: 2 * half, invFreq: invFreqOf(half), out: { cos, sin } });
     expect(posenc.memoryStats().memoryBytes).toBeGreaterThan(before);
     expect(Math.abs(cos.array[0] - Math.cos(1))).toBeLessThanOrEqual(2 ** -23);
     expect(Math.abs(sin.array[1] - Math.sin(10000 ** (-1 / half)))).toBeLessThanOrEqual(2 ** -23);
@@ -255,7 +256,7 @@ test('WasmArrays passed in are written in place even when the call itself grows 
   try {
     x.array[0] = 1; // the pair (0, half) = (1, 0), rotated by position 1 * f_0 = 1 radian
     const before = posenc.memoryStats().memoryBytes;
-    posenc.applyRope(x, { heads: 1, headDim: 2 * half, offset: 1 });
+    posenc.applyRope(x, { heads: 1, headDim: 2 * half, offset: 1, invFreq: invFreqOf(half) });
     expect(posenc.memoryStats().memoryBytes).toBeGreaterThan(before);
     expect(Math.abs(x.array[0] - Math.cos(1))).toBeLessThanOrEqual(2 ** -23);
     expect(Math.abs(x.array[half] - Math.sin(1))).toBeLessThanOrEqual(2 ** -23);

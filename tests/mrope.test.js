@@ -208,7 +208,7 @@ describe('2-D RoPE: Pixtral and the Qwen2-VL vision encoder', () => {
       [() => posenc.applyRope(x, { heads: 1, headDim: 16, rope2d: 'axial', mropeSection: [4, 2, 2], positions: new Int32Array(18) }), RangeError, 'not both'],
       [() => posenc.applyRope(x, { heads: 1, headDim: 16, mropeInterleaved: true }), TypeError, 'mropeInterleaved goes with mropeSection'],
       [() => posenc.applyRope(x, { heads: 1, headDim: 16, mropeSection: [0, 4, 4], mropeInterleaved: true, positions: new Int32Array(18) }), RangeError, 'too many pairs'],
-      [() => posenc.applyRope(x, { heads: 1, headDim: 16, mropeSection: [4, 2, 1], positions: new Int32Array(18) }), RangeError, 'add up to rotaryDim / 2 = 8'],
+      [() => posenc.applyRope(x, { heads: 1, headDim: 16, mropeSection: [4, 2, 1], positions: new Int32Array(18) }), RangeError, 'add up to rotaryDim (default headDim = 16) / 2 = 8'],
       [() => posenc.applyRope(x, { heads: 1, headDim: 16, mropeSection: [4, 2, 2], positions: new Int32Array(6) }), RangeError, '3 * seq = 18'],
       [() => posenc.applyRope(x, { heads: 1, headDim: 16, mropeSection: [4, 2, 2], positions: new Int32Array(18), offset: 3 }), RangeError, 'offset'],
     ];

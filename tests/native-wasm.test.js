@@ -4,6 +4,8 @@
 // pow, sin and cos are posenc's own C (src/fmath.c), not two different libms:
 // the calls cover each of their paths (small and huge angles, the float32
 // recipe, every RoPE scaling, slopes down to subnormals, log buckets).
+import { rope as ROPE } from '../build/abi.js';
+import { writeStruct } from '../src/js/core/struct.js';
 import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -108,20 +110,25 @@ function wasmLine(e, line) {
     out = alloc(bytes);
     const shortF = doubles(Array.from({ length: half }, (_, k) => 1 + k / a[0]));
     const longF = doubles(Array.from({ length: half }, (_, k) => 1 + (4 * k) / a[0]));
-    const s = alloc(104); // posenc_rope_scaling, offsets asserted in src/rope_freq.c
-    const view = new DataView(e.memory.buffer, s, 104);
-    view.setInt32(0, a[3], true);
-    a.slice(4, 14).forEach((v, i) => view.setFloat64(8 + 8 * i, v, true));
-    view.setUint32(88, shortF, true);
-    view.setUint32(92, longF, true);
-    view.setUint32(96, half, true);
-    status = e.posenc_rope_frequencies(out, half, a[0], a[1], s, a[2], out + half * 8);
+    const r = alloc(ROPE.bytes);
+    const [factor, original, max, attention, betaFast, betaSlow, mscale, mscaleAll, low, high] = a.slice(4, 14);
+    writeStruct(e.memory, r, ROPE, {
+      rotary_dim: a[0], base: a[1], seq_len: a[2],
+      scaling: {
+        type: a[3], factor, original_max_position_embeddings: original, max_position_embeddings: max, attention_factor: attention,
+        beta_fast: betaFast, beta_slow: betaSlow, mscale, mscale_all_dim: mscaleAll, low_freq_factor: low, high_freq_factor: high,
+        short_factor: shortF, long_factor: longF, factors_len: half,
+      },
+    });
+    status = e.posenc_rope_frequencies(out, half, r, 0, out + half * 8);
   } else if (name === 'rope_cache') {
     const half = a.length - 4;
     const len = a[0] * half;
     bytes = 2 * len * 4;
     out = alloc(bytes);
-    status = e.posenc_rope_cache(out, out + len * 4, len, a[0], a[1], 0, 2 * half, doubles(a.slice(4)), a[3], a[2]);
+    const r = alloc(ROPE.bytes);
+    writeStruct(e.memory, r, ROPE, { rotary_dim: 2 * half, inv_freq: doubles(a.slice(4)), attention_factor: a[3], precision: a[2] });
+    status = e.posenc_rope_cache(out, out + len * 4, len, a[0], a[1], 0, r);
   } else if (name === 'alibi_slopes') {
     bytes = a[0] * 8;
     out = alloc(bytes);

@@ -5,7 +5,7 @@
 // Also: a tensor named '__proto__' in .safetensors files.
 import { posenc, posencEncoder, thrown } from './helpers.js';
 
-let encoder; // an encoder with RoPE, for its methods and previousTokenHead
+let encoder; // an encoder with RoPE, for its methods
 beforeAll(async () => {
   await Promise.all([posenc.init(), posencEncoder.init()]);
   encoder = posencEncoder.createEncoder({ vocabSize: 10, dModel: 8, heads: 2, dFF: 16, layers: 1, positional: { type: 'rope' }, weights: { seed: 1 } });
@@ -39,7 +39,6 @@ const CALLS = [
   ['writeSafetensors', (o) => posencEncoder.writeSafetensors({ w: f32(2) }, o), () => ({ metadata: { a: 'b' } })],
   ['encoder.forward', (o) => encoder.forward([1, 2, 3], o), () => ({ causal: true })],
   ['encoder.toSafetensors', (o) => encoder.toSafetensors(o), () => ({ metadata: { a: 'b' } })],
-  ['previousTokenHead', (o) => posencEncoder.previousTokenHead(encoder.tensors(), o), () => ({ heads: 2, positional: { type: 'rope' } })],
 ];
 // where nested option objects sit, and how messages name their keys
 const NESTED = {

@@ -30,17 +30,17 @@ import { configSpec } from '../src/js/config/rope-config.js';
 import { spec as queryScalesSpec } from '../src/js/config/query-scales.js';
 import { createSpec, modelSpec, POSITIONAL, QUERY_SCALES } from '../src/js/encoder/options.js';
 import { forwardSpec, generateSpec } from '../src/js/encoder/encoder.js';
-import { decoderSpec, feedSpec } from '../src/js/encoder/decoder.js';
+import { decoderSpec, feedSpec, generateSpec as decoderGenerateSpec } from '../src/js/encoder/decoder.js';
 import { softmaxSpec } from '../src/js/encoder/softmax.js';
-import { previousSpec } from '../src/js/encoder/previous-token-head.js';
 import { writeSpec } from '../src/js/encoder/safetensors.js';
 import { COMMANDS, optionOf } from '../src/cli/commands.js';
 import { declaredDocs, documentedDefault } from './declarations.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+// the declarations as shipped: written from src/js/*.d.ts and the parameter table
 const TEXT = {
-  posenc: readFileSync(join(ROOT, 'src/js/posenc.d.ts'), 'utf8'),
-  encoder: readFileSync(join(ROOT, 'src/js/encoder.d.ts'), 'utf8'),
+  posenc: readFileSync(join(ROOT, 'dist/posenc.d.ts'), 'utf8'),
+  encoder: readFileSync(join(ROOT, 'dist/encoder.d.ts'), 'utf8'),
 };
 
 // Where each spec is declared: { entry, spec, type } with type a declared
@@ -76,9 +76,11 @@ const DECLARED = {
   'forward, pool, logits, classify': { entry: 'encoder', spec: forwardSpec, type: 'ForwardOptions<Float32Array>' },
   'encoder.decoder': { entry: 'encoder', spec: decoderSpec, method: ['Encoder', 'decoder'], param: 0 },
   'encoder.generate': { entry: 'encoder', spec: generateSpec, method: ['Encoder', 'generate'], param: 1 },
+  'encoder.stream': { entry: 'encoder', spec: generateSpec, method: ['Encoder', 'stream'], param: 1 },
   'decoder.feed': { entry: 'encoder', spec: feedSpec, method: ['Decoder', 'feed'], param: 1 },
+  'decoder.generate': { entry: 'encoder', spec: decoderGenerateSpec, method: ['Decoder', 'generate'], param: 1 },
+  'decoder.stream': { entry: 'encoder', spec: decoderGenerateSpec, method: ['Decoder', 'stream'], param: 1 },
   softmax: { entry: 'encoder', spec: softmaxSpec, fn: 'softmax', param: 1 },
-  previousTokenHead: { entry: 'encoder', spec: previousSpec, fn: 'previousTokenHead', param: 1 },
   writeSafetensors: { entry: 'encoder', spec: writeSpec, fn: 'writeSafetensors', param: 1 },
 };
 // Tagged options { type, ... }: each member of the declared union is the spec of its type.
@@ -117,6 +119,7 @@ function assertionsFor(name, spec, type, { oneOfRequired = [], optionalInFile = 
     if (p.values) lines.push([`${name}.${k}: one of ${p.values.join(', ')}`, `Expect<Equal<${declared}, ${union(p.values)}>>`]);
     else if (p.kind === 'number') lines.push([`${name}.${k}: a number`, `Expect<Equal<${declared}, number>>`]);
     else if (p.kind === 'boolean') lines.push([`${name}.${k}: a boolean`, `Expect<Equal<${declared}, boolean>>`]);
+    else if (p.kind === 'number or bigint') lines.push([`${name}.${k}: a number or a bigint`, `Expect<Equal<${declared}, number | bigint>>`]);
   }
   return lines;
 }

@@ -1,7 +1,11 @@
 // bundle.mjs: builds the two package entries from src/js with esbuild, each
-// self-contained with its own wasm inline:
+// self-contained with its own wasm inline, and the command line:
 //   'posenc'          dist/posenc.mjs, dist/posenc.cjs   (src/js/index.js)
 //   'posenc/encoder'  dist/encoder.mjs, dist/encoder.cjs (src/js/encoder/index.js)
+//   npx posenc        dist/cli.mjs                       (src/cli/main.js, with 'posenc' inside)
+// The TypeScript declarations are written from src/js/*.d.ts, each {{ID}}
+// replaced by what the parameter table says of that parameter (its range
+// and default: include/posenc.h, src/js/core/option-text.js).
 // The ESM builds split the baseline wasm (for engines without SIMD) into a
 // chunk loaded only where it is needed; the CommonJS builds are one file.
 // The code is minified but not onto one line: Node prints the source line of
@@ -11,6 +15,16 @@
 import { build } from 'esbuild';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { rowText } from '../src/js/core/option-text.js';
+
+/** A declaration file's text with each {{ID}} written out from the parameter table. */
+function declarations(path) {
+  return readFileSync(path, 'utf8').replace(/\{\{(\w+)\}\}/g, (marker, id) => {
+    const text = rowText(id);
+    if (text === undefined) throw new Error(`tools/bundle.mjs: ${path}: ${marker} names no parameter of the tables`);
+    return text;
+  });
+}
 
 const entries = [
   { name: 'posenc', source: 'src/js/index.js', out: 'posenc', types: 'src/js/posenc.d.ts' },
@@ -64,9 +78,21 @@ for (const entry of entries) {
     outExtension: { '.js': '.mjs' },
     chunkNames: `${entry.out}-chunk-[hash]`,
   });
-  await bundle({ ...options, format: 'cjs', outfile: `dist/${entry.out}.cjs` });
+  // require('posenc') inherits the default export's pointers to 'posenc/encoder'
+  // (src/js/encoder-pointers.js): getters on its prototype, in no listing of the exports
+  const footer = entry.name === 'posenc'
+    ? { js: 'Object.setPrototypeOf(module.exports,Object.getPrototypeOf(module.exports.default));' }
+    : undefined;
+  await bundle({ ...options, format: 'cjs', outfile: `dist/${entry.out}.cjs`, footer });
   // the CommonJS declarations import their siblings' CommonJS declarations
-  const types = readFileSync(entry.types, 'utf8');
+  const types = declarations(entry.types);
   writeFileSync(`dist/${entry.out}.d.ts`, types);
-  writeFileSync(`dist/${entry.out}.d.cts`, types.replaceAll("from './posenc.js'", "from './posenc.cjs'"));
+  writeFileSync(`dist/${entry.out}.d.cts`, types.replaceAll("'./posenc.js'", "'./posenc.cjs'"));
 }
+
+// the command line: one file for Node, the library inside (it reads the specs
+// for its help), loaded by bin/posenc.js
+await bundle({
+  ...common, platform: 'node', format: 'esm', entryPoints: ['src/cli/main.js'], outfile: 'dist/cli.mjs',
+  define: { POSENC_ENTRY: JSON.stringify('posenc') },
+});

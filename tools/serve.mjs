@@ -4,19 +4,26 @@
 //
 // What it serves, and the path checks: serve/paths.mjs (web/, and exactly the
 // files package.json's "files" list ships). How it serves them:
-//   - validators: a weak ETag and Last-Modified per file version, 304 to a
-//     matching If-None-Match (or If-Modified-Since); Cache-Control: no-cache,
-//     so a reload asks again and an edit shows at once;
-//   - compression: gzip, or brotli where the client accepts it, for every
-//     type served, made once per file version and kept (serve/versions.mjs),
-//     with Vary: Accept-Encoding; anything else is streamed from the file;
-//   - bounded memory: a connection's requests are answered one at a time, the
-//     next one only once the previous response has left the process (its
-//     'finish': the socket took the last byte); a connection that has
-//     QUEUE_PAUSE requests waiting is not read until they fall below it; one
-//     with QUEUE_MAX waiting, or any while the whole server has TOTAL_QUEUED
-//     waiting, is closed. A response holds a shared compressed body or a
+//   - validators: a weak ETag and Last-Modified per file version, and the
+//     preconditions of RFC 9110 section 13 (serve/conditionals.mjs): 412 to
+//     a failed If-Match or If-Unmodified-Since, 304 to a matching
+//     If-None-Match (or If-Modified-Since); Cache-Control: no-cache, so a
+//     reload asks again and an edit shows at once;
+//   - compression: gzip, or brotli, as Accept-Encoding's weights rank them
+//     (RFC 9110 12.5.3; a malformed weight is no weight), for every type
+//     served, made once per file version and kept (serve/versions.mjs), with
+//     Vary: Accept-Encoding; anything else is streamed from the file;
+//   - pipelining and bounded memory: a connection's requests are answered
+//     one at a time, in order, the next one only once the previous response
+//     has left the process (its 'finish': the socket took the last byte);
+//     a connection with QUEUE_PAUSE requests waiting is not read until they
+//     fall below it, so a client may pipeline any number of requests and
+//     read the answers. QUEUE_MAX waiting on one connection (more than a
+//     socket read holds), or any while the whole server has TOTAL_QUEUED
+//     waiting, closes it. A response holds a shared compressed body or a
 //     STREAM_CHUNK read buffer, never a copy of a file per request;
+//   - connections: past MAX_CONNECTIONS, a new one closes the oldest idle
+//     one (no request under way), so idle sockets never lock a client out;
 //   - time limits: 408 for headers slower than 5 s (slowloris), 10 s for a
 //     whole request, a connection idle 30 s (a client that stops reading) is closed;
 //   - the page's security headers on every answer (a strict CSP above all).
@@ -28,7 +35,8 @@ import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { HttpError, MIME, extension, resolveTarget, servedRoots } from './serve/paths.mjs';
-import { acceptedCodings, compressible, createCache, notModified, versionOf } from './serve/versions.mjs';
+import { preconditionStatus } from './serve/conditionals.mjs';
+import { acceptedCodings, compressible, createCache, versionOf } from './serve/versions.mjs';
 
 /** The Content-Security-Policy of the page: no inline script, no eval, same origin only. */
 export const CSP = [
@@ -55,9 +63,12 @@ const HEADERS = {
 };
 
 export const QUEUE_PAUSE = 8; // requests waiting on one connection before it is no longer read
-export const QUEUE_MAX = 64; // ... before it is closed
-export const TOTAL_QUEUED = 1024; // requests waiting on all connections before a connection adding one is closed
-export const MAX_CONNECTIONS = 1024;
+// A safety net: more than one socket read can hold (64 KiB of the shortest
+// requests, 18 bytes), so a connection whose reading pauses never reaches it.
+export const QUEUE_MAX = 4096;
+export const TOTAL_QUEUED = 16384; // requests waiting on all connections before a connection adding one is closed
+export const MAX_CONNECTIONS = 1024; // open connections; past it the oldest idle one is closed for the newcomer
+const SPARE_CONNECTIONS = 64; // accepted past MAX_CONNECTIONS while idle ones close
 export const STREAM_CHUNK = 16 << 10; // the read buffer of a file streamed as it is
 const IDLE_MS = 30_000;
 
@@ -92,7 +103,9 @@ async function answer(req, res, roots, cache) {
   } catch {
     throw new HttpError(404, 'not found');
   }
-  if (notModified(req.headers, version)) {
+  const status = preconditionStatus(req.headers, version);
+  if (status === 412) throw new HttpError(412, 'precondition failed');
+  if (status === 304) {
     res.writeHead(304, headersOf(real, version));
     return res.end();
   }
@@ -134,6 +147,15 @@ function fail(req, res, error) {
 /**
  * The per-connection queue: requests answered one at a time, in order, each
  * once the previous response has finished (or its connection closed).
+ *
+ * node:http parses every request of one socket read (64 KiB) before any is
+ * answered, so a client that pipelines many requests in one write has them
+ * all parsed and queued here at once. What bounds memory is that a connection
+ * with QUEUE_PAUSE requests waiting is not read again until they are fewer:
+ * the rest of what the client wrote waits in its socket, however much it is.
+ * node:http resumes reading on its own (each request's body is read through
+ * the socket; a drained socket restarts it), so every resume of a socket
+ * whose queue is long is undone at once, before any read can happen.
  */
 function createQueues() {
   let total = 0;
@@ -143,6 +165,9 @@ function createQueues() {
     if (!q) {
       q = { jobs: [], busy: false, paused: false };
       queues.set(socket, q);
+      socket.on('resume', () => {
+        if (q.paused) socket.pause();
+      });
       socket.once('close', () => {
         total -= q.jobs.length;
         q.jobs.length = 0;
@@ -172,14 +197,44 @@ function createQueues() {
       if (q.jobs.length >= QUEUE_MAX || total >= TOTAL_QUEUED) return socket.destroy();
       q.jobs.push(job);
       total++;
-      // node:http resumes a socket it paused itself when the responses drain: pause again while the queue is long
-      if (q.jobs.length >= QUEUE_PAUSE) {
+      if (q.jobs.length >= QUEUE_PAUSE && !q.paused) {
         q.paused = true;
         socket.pause();
       }
       if (!q.busy) next(socket, q);
     },
+    /** Whether a connection has a request under way or waiting. */
+    busy(socket) {
+      const q = queues.get(socket);
+      return q !== undefined && (q.busy || q.jobs.length > 0);
+    },
   };
+}
+
+/**
+ * Keeps at most MAX_CONNECTIONS connections open: a new one past it closes
+ * the oldest connection with no request under way or waiting (a keep-alive
+ * connection between requests, or one that has not finished its headers), so
+ * that idle sockets never lock a new client out; when every connection is
+ * busy, the newcomer is closed instead.
+ */
+function boundConnections(server, queues) {
+  const open = new Set(); // oldest first
+  server.maxConnections = MAX_CONNECTIONS + SPARE_CONNECTIONS;
+  server.on('connection', (socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+    if (open.size <= MAX_CONNECTIONS) return;
+    let victim = socket;
+    for (const s of open) {
+      if (s !== socket && !queues.busy(s)) {
+        victim = s;
+        break;
+      }
+    }
+    open.delete(victim);
+    victim.destroy();
+  });
 }
 
 /**
@@ -204,8 +259,10 @@ export function createServer({
     }));
   });
   server.keepAliveTimeout = 5_000;
-  server.maxRequestsPerSocket = 1000;
-  server.maxConnections = MAX_CONNECTIONS;
+  // no cap on the requests of one connection: the 1,001st of a client's
+  // pipelined requests would get a 503 (node:http's maxRequestsPerSocket),
+  // and its queue is what bounds memory (createQueues)
+  boundConnections(server, queues);
   server.setTimeout(IDLE_MS); // no timeout listener: node:http closes the idle socket
   // A malformed request line, an oversized header, or a client too slow to
   // send its request: answer if the socket is still writable.

@@ -2,12 +2,16 @@
 // one subcommand and writes its tensor as a torch-style table, CSV, JSON, raw
 // little-endian bytes or NumPy .npy, a piece at a time. Every failure is one
 // line on stderr and one of the exit statuses in EXIT; nothing is thrown.
-import { readFileSync } from 'node:fs';
+import { constants } from '../../build/abi.js';
+import { optionText } from '../js/core/option-text.js';
+import { SPECS } from '../js/specs.js';
 import { COMMANDS, UsageError, optionOf } from './commands.js';
 import { BINARY, FORMATS, formatOfPath } from './formats.js';
 import { PipeClosed, writeToFile, writeToStream } from './output.js';
+import { closest } from '../js/core/suggest.js';
 
-const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+// the header's version: package.json states the same (tests/consumers/c-install.test.js)
+const VERSION = `${constants.VERSION_MAJOR}.${constants.VERSION_MINOR}.${constants.VERSION_PATCH}`;
 
 /** The exit statuses, as `posenc --help` and docs/cli.md list them. */
 export const EXIT = {
@@ -24,6 +28,11 @@ const COMMON = {
 
 const has = (object, key) => Object.hasOwn(object, key);
 const commandList = () => Object.keys(COMMANDS).join(', ');
+/** "unknown command 'x' (did you mean 'y'? commands: ...": the closest command, when one is close. */
+const unknownCommand = (name) => {
+  const close = closest(name, Object.keys(COMMANDS));
+  return `unknown command '${name}' (${close ? `did you mean '${close}'? ` : ''}commands: ${commandList()}`;
+};
 
 function mainHelp() {
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
@@ -46,10 +55,19 @@ function mainHelp() {
   ].join('\n');
 }
 
+/**
+ * A flag's help: its own words, then what the option allows and its default
+ * as the API states them (C's parameter table, the spec: option-text.js).
+ */
+function flagHelp(command, name, flag) {
+  const checker = SPECS[command.calls]?.[optionOf(name, flag)];
+  return checker?.row ? `${flag.help} (${optionText(checker)})` : flag.help;
+}
+
 function commandHelp(name) {
   const c = COMMANDS[name];
   const rows = [
-    ...Object.entries(c.flags).map(([f, spec]) => [`--${f}${spec.kind === 'bool' ? ` | --no-${f}` : ''}`, spec.help]),
+    ...Object.entries(c.flags).map(([f, spec]) => [`--${f}${spec.kind === 'bool' ? ` | --no-${f}` : ''}`, flagHelp(c, f, spec)]),
     ...Object.entries(COMMON).map(([f, help]) => [`--${f}`, help]),
   ];
   const width = Math.max(...rows.map(([f]) => f.length));
@@ -88,11 +106,9 @@ function readValue(name, kind, text) {
   return text;
 }
 
-const squash = (s) => s.replace(/[-_]/g, '').toLowerCase();
-
 function unknownFlag(command, name) {
   const known = Object.keys({ ...COMMANDS[command].flags, ...COMMON });
-  const close = known.find((k) => squash(k) === squash(name));
+  const close = closest(name, known);
   const hint = close ? `did you mean --${close}?` : `known: ${known.map((k) => `--${k}`).join(', ')}`;
   return new UsageError(`unknown flag --${name} for '${command}' (${hint})`);
 }
@@ -177,7 +193,7 @@ export async function main(argv, io = { stdout: process.stdout, stderr: process.
   }
   if (command === '--help' || command === '-h' || command === 'help') {
     if (rest[0] !== undefined && !has(COMMANDS, rest[0])) {
-      return fail(EXIT.usage, `posenc: unknown command '${rest[0]}' (commands: ${commandList()})`);
+      return fail(EXIT.usage, `posenc: ${unknownCommand(rest[0])})`);
     }
     say(io.stdout, rest[0] !== undefined ? commandHelp(rest[0]) : mainHelp());
     return EXIT.ok;
@@ -187,7 +203,7 @@ export async function main(argv, io = { stdout: process.stdout, stderr: process.
     return EXIT.ok;
   }
   if (!has(COMMANDS, command)) {
-    return fail(EXIT.usage, `posenc: unknown command '${command}' (commands: ${commandList()}; see posenc --help)`);
+    return fail(EXIT.usage, `posenc: ${unknownCommand(command)}; see posenc --help)`);
   }
   let tensor;
   let parsed;
@@ -197,7 +213,7 @@ export async function main(argv, io = { stdout: process.stdout, stderr: process.
       say(io.stdout, commandHelp(command));
       return EXIT.ok;
     }
-    const posenc = await import('../../dist/posenc.mjs');
+    const posenc = await import('../js/index.js');
     await posenc.init();
     tensor = COMMANDS[command].run(posenc, parsed.options);
   } catch (error) {

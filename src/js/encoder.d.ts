@@ -25,14 +25,14 @@ export type PositionalType = 'none' | 'sinusoidal' | 'rope' | 'alibi' | 't5' | '
 export const POSITIONAL_TYPES: readonly PositionalType[];
 export type Positional =
   | { type: 'none' }
-  /** x = E[t] * embedScale + PE; base default 10000, layout default 'interleaved' */
+  /** x = E[t] * embedScale + PE; base: {{BASE}}; layout default 'interleaved' */
   | { type: 'sinusoidal'; base?: number; layout?: SinusoidalLayout }
-  /** q and k rotated in every layer; base default 10000, rotaryDim default headDim, layout default 'half', precision default 'float64' */
+  /** q and k rotated in every layer; base: {{BASE}}; rotaryDim default headDim, layout default 'half', precision default 'float64' */
   | { type: 'rope'; base?: number; scaling?: RopeScaling | null; rotaryDim?: number; layout?: RopeLayout; precision?: RopePrecision; mropeSection?: readonly [number, number, number]; mropeInterleaved?: boolean }
-  /** -m_h |i - j| added to the scores; maxBias default 8 */
+  /** -m_h |i - j| added to the scores; maxBias: {{MAX_BIAS}} */
   | { type: 'alibi'; maxBias?: number }
   /** a learned bucket bias (tensor relative_attention_bias.weight [numBuckets][heads]), shared by all layers */
-  | { type: 't5'; /** default 32 */ numBuckets?: number; /** default 128 */ maxDistance?: number; /** default true */ bidirectional?: boolean }
+  | { type: 't5'; /** {{NUM_BUCKETS}} */ numBuckets?: number; /** {{MAX_DISTANCE}} */ maxDistance?: number; /** default true */ bidirectional?: boolean }
   /** x = E[t] * embedScale + pos_embed[s] (tensor pos_embed.weight [maxLength][dModel]); at most maxLength tokens */
   | { type: 'learned'; maxLength: number };
 
@@ -43,7 +43,7 @@ export type Positional =
  */
 export type QueryScale =
   | { type: 'none' }
-  | { type: 'llama4'; /** > 0; default 8192 */ floorScale?: number; /** default 0.1 */ attnScale?: number }
+  | { type: 'llama4'; /** {{FLOOR_SCALE}} */ floorScale?: number; /** {{ATTN_SCALE}} (0: no scale) */ attnScale?: number }
   | { type: 'ministral3'; beta: number; originalMaxPositionEmbeddings: number };
 
 export const SAFETENSORS_DTYPES: readonly ('F32' | 'F16' | 'BF16' | 'F64')[];
@@ -91,7 +91,7 @@ export interface EncoderShapeOptions {
   finalNorm?: boolean;
   /** default (and 0) sqrt(dModel) */
   embedScale?: number;
-  /** default 1e-5 */
+  /** {{NORM_EPS}} */
   normEps?: number;
   /** rows of language_embed.weight, added to every token by forward({ language }); default 0 */
   languages?: number;
@@ -101,7 +101,7 @@ export interface EncoderShapeOptions {
   lmHead?: boolean;
   /** the LM head is embed.weight (no lm_head.weight tensor); implies lmHead; default false */
   tieEmbeddings?: boolean;
-  /** keep every layer's attention probabilities for attention(layer); default true */
+  /** keep every layer's attention probabilities for attention(layer) (layers * heads * seq^2 floats a pass); default false */
   keepAttention?: boolean;
   /** a per-position multiplier of every query; default none */
   queryScale?: QueryScale;
@@ -119,6 +119,12 @@ export interface EncoderOptions extends Partial<EncoderShapeOptions> {
   weights: { seed: number } | Uint8Array | ArrayBuffer | Record<string, Tensor | Float32Array> | { tensors: Record<string, Tensor>; metadata?: Record<string, string> };
 }
 export interface ForwardOptions<Out> {
+  /**
+   * explicit position ids, one per token (default 0 .. seq - 1): randomized positions (Ruoss et al. 2023),
+   * packed or padded sequences. Each {{TOKEN_POSITIONS}} (below positional.maxLength for 'learned'); every
+   * positional term reads them, the causal mask stays by token order
+   */
+  positions?: Int32Array | number[];
   /** 1 = token, 0 = padding (never attended to, excluded from pooling); length tokens.length */
   mask?: ArrayLike<number | boolean>;
   /** token i attends to keys j <= i only; default false */
@@ -129,17 +135,44 @@ export interface ForwardOptions<Out> {
 }
 export type Tokens = Int32Array | Uint8Array | Uint16Array | Uint32Array | Int16Array | Int8Array | number[];
 /**
- * Incremental decoding with a KV cache in wasm memory (include/posenc.h, posenc_decoder_feed), made by
- * encoder.decoder(). Each feed appends tokens and returns the next-token logits after the last of them:
- * row length - 1 of encoder.logits(all tokens so far, { causal: true }), at O(length) per token.
+ * How generate() and stream() choose tokens. Greedy by default: the largest logit (the first of equal
+ * ones; NaN the largest, as torch.argmax). temperature > 0 samples from softmax(logits / temperature),
+ * within topK and topP, from a SplitMix64 stream seeded by seed: the same seed gives the same tokens
+ * in every build.
+ */
+export interface GenerateOptions {
+  /** the most new tokens; the sequence must hold prompt.length + maxNewTokens - 1 */
+  maxNewTokens: number;
+  /** generation ends after any of these ids (it is returned, not fed); default none */
+  stopTokens?: Tokens;
+  /** {{TEMPERATURE}}; 0: greedy; default 0 */
+  temperature?: number;
+  /** {{TOP_K}}; only the topK most probable tokens (0: all); default 0 */
+  topK?: number;
+  /** {{TOP_P}}; the fewest most probable tokens whose probabilities reach topP (0 or 1: all); default 0 */
+  topP?: number;
+  /** the sampler's seed: an integer from 0 to 2^53 - 1, or a bigint below 2^64; default 0 */
+  seed?: number | bigint;
+}
+/**
+ * Incremental decoding with a KV cache, held by C's decoder state (include/posenc_encoder.h,
+ * posenc_decoder_*), made by encoder.decoder(). Each feed appends tokens and returns the next-token
+ * logits after the last of them: row length - 1 of encoder.logits(all tokens so far, { causal: true }),
+ * at O(length) per token.
  */
 export interface Decoder {
   /** tokens in the cache */
   readonly length: number;
   /** the most tokens the sequence may hold */
   readonly maxLength: number;
+  /** bytes of wasm memory the decoder holds (its cache grows with the sequence) */
+  readonly memoryBytes: number;
   /** appends a prompt or one token; returns the next-token logits [vocabSize]. A call that throws changes nothing. */
-  feed<Out extends Float32Target = Float32Array>(tokens: number | Tokens, options?: { out?: Out }): Out;
+  feed<Out extends Float32Target = Float32Array>(tokens: number | Tokens, options?: { positions?: Int32Array | number[]; out?: Out }): Out;
+  /** feeds the prompt and generates in C: the new tokens, at most maxNewTokens; the sequence keeps them but the last */
+  generate(prompt: Tokens, options: GenerateOptions): Int32Array;
+  /** generate() a token at a time: yields each new token as it is chosen */
+  stream(prompt: Tokens, options: GenerateOptions): Generator<number, void, undefined>;
   /** a new sequence (length 0), the memory kept */
   reset(): void;
   /** frees the cache; later calls throw */
@@ -155,10 +188,12 @@ export interface Encoder {
   pool<Out extends Float32Target = Float32Array>(tokens: Tokens, options?: ForwardOptions<Out>): Out;
   /** next-token logits [seq][vocabSize] (lmHead or tieEmbeddings); pass causal: true for a language model */
   logits<Out extends Float32Target = Float32Array>(tokens: Tokens, options?: ForwardOptions<Out>): Out;
-  /** a KV-cache decoder (lmHead or tieEmbeddings); maxLength default: positional.maxLength for 'learned', else 2^31 */
+  /** a KV-cache decoder (lmHead or tieEmbeddings); maxLength {{DECODER_MAX_LENGTH}}, default: positional.maxLength for 'learned', else 2^31 */
   decoder(options?: { maxLength?: number; language?: number }): Decoder;
-  /** greedy generation with a KV cache: the maxNewTokens tokens after prompt, each the argmax (first of equal) */
-  generate(prompt: Tokens, options: { maxNewTokens: number; language?: number }): Int32Array;
+  /** generation with a KV cache on a decoder made for the call: greedy by default, the new tokens after prompt */
+  generate(prompt: Tokens, options: GenerateOptions & { language?: number }): Int32Array;
+  /** generate() a token at a time: yields each new token as it is chosen */
+  stream(prompt: Tokens, options: GenerateOptions & { language?: number }): Generator<number, void, undefined>;
   /** the head's logits on the pooled output, [classes] */
   classify<Out extends Float32Target = Float32Array>(tokens: Tokens, options?: ForwardOptions<Out>): Out;
   /** attention probabilities of the last call in a layer, [heads][seq][seq] (query rows, key columns) */
@@ -176,25 +211,4 @@ export function createEncoder(options: EncoderOptions): Encoder;
 export function encoderTensorShapes(options: EncoderShapeOptions): Record<string, number[]>;
 /** Stable softmax of each row (cols wide, default one row), in place; -Infinity = masked. */
 export function softmax<X extends Float32Target>(x: X, options?: { cols?: number }): X;
-/**
- * A new tensors object in which head `head` of layer `layer` attends to the previous token from RoPE alone
- * (q and k are constant biases, the key rotated by -f_k per pair); the logit of j = i - 1 beats every other
- * key within maxLength (default 512) by margin (default 10).
- */
-export function previousTokenHead(
-  tensors: Record<string, Float32Tensor | Tensor>,
-  options: {
-    heads: number;
-    /** the encoder's positional; default { type: 'rope' } */
-    positional?: Positional;
-    /** default 0 */
-    layer?: number;
-    /** default 0 */
-    head?: number;
-    /** default 10 */
-    margin?: number;
-    /** 2 .. 2^20; default 512 */
-    maxLength?: number;
-  },
-): Record<string, Float32Tensor>;
 

@@ -76,7 +76,7 @@ export type SinusoidalLayout = 'interleaved' | 'concatenated' | 'tensor2tensor' 
 export const LAYOUTS: readonly SinusoidalLayout[];
 
 export interface TableOptions {
-  /** frequency base, > 1; default 10000 */
+  /** frequency base: {{BASE}} */
   base?: number;
   /** position of the first row, an int32; default 0 */
   offset?: number;
@@ -103,7 +103,7 @@ export function sinusoidal<Out extends Float32Target>(options: SinusoidalOptions
  */
 export function sinusoidalFrequencies(options: {
   dModel: number;
-  /** > 1; default 10000 */
+  /** frequency base: {{BASE}} */
   base?: number;
   /** default 'interleaved' */
   layout?: SinusoidalLayout;
@@ -131,7 +131,7 @@ export interface Sinusoidal2dOptions<Out extends Float32Target = Float32Array> {
   width: number;
   /** a multiple of 4: [sin x | cos x | sin y | cos y], dModel/4 frequencies base^(-k/(dModel/4)) */
   dModel: number;
-  /** > 1; default 10000 */
+  /** frequency base: {{BASE}} */
   base?: number;
   /** a first row of zeros for the cls token (MAE); default false */
   clsToken?: boolean;
@@ -160,7 +160,7 @@ export interface TimestepEmbeddingOptions<Out extends Float32Target = Float32Arr
   downscaleFreqShift?: number;
   /** angles scale * t * w_k; default 1 */
   scale?: number;
-  /** > 0; default 10000 */
+  /** {{MAX_PERIOD}} */
   maxPeriod?: number;
   /** timesteps.length * dim elements */
   out?: Out;
@@ -206,8 +206,8 @@ export type RopeScaling =
       factor?: number;
       originalMaxPositionEmbeddings?: number;
       maxPositionEmbeddings?: number;
-      /** default 32 */ betaFast?: number;
-      /** default 1 */ betaSlow?: number;
+      /** {{BETA_FAST}} */ betaFast?: number;
+      /** {{BETA_SLOW}} */ betaSlow?: number;
       mscale?: number;
       mscaleAllDim?: number;
       attentionFactor?: number;
@@ -246,7 +246,7 @@ export const ROPE_2D: readonly Rope2d[];
 export interface RopeFrequencyOptions {
   /** even, >= 2 (>= 4 for 'dynamic') */
   rotaryDim: number;
-  /** rope_theta, > 1; default 10000 */
+  /** rope_theta: {{BASE}} */
   base?: number;
   /** default: no scaling */
   scaling?: RopeScaling | null;
@@ -358,7 +358,7 @@ export interface ApplyRopeOptions extends RopeAxesOptions {
   rotaryDim?: number;
   /** default 'half' */
   layout?: RopeLayout;
-  /** rope_theta, > 1; default 10000 */
+  /** rope_theta: {{BASE}} */
   base?: number;
   /** position of row 0 (int32), default 0; excludes positions */
   offset?: number;
@@ -410,11 +410,11 @@ export function ropePermuteWeights<Out extends Float32Target>(w: Float32Target, 
 export function alibiSlopes(options: {
   /** attention heads, >= 1 */
   heads: number;
-  /** > 0; default 8 */
+  /** {{MAX_BIAS}} */
   maxBias?: number;
 }): Float64Array;
 /** The shorthand alibiSlopes(heads, { maxBias? }): the same as alibiSlopes({ heads, maxBias }). */
-export function alibiSlopes(heads: number, options?: { /** > 0; default 8 */ maxBias?: number }): Float64Array;
+export function alibiSlopes(heads: number, options?: { /** {{MAX_BIAS}} */ maxBias?: number }): Float64Array;
 
 export interface AlibiBiasOptions<Out extends Float32Target = Float32Array> {
   /** attention heads, >= 1 */
@@ -426,7 +426,7 @@ export interface AlibiBiasOptions<Out extends Float32Target = Float32Array> {
   causal?: boolean;
   /** position of query row 0 (cached keys before it), >= 0; default 0 */
   queryOffset?: number;
-  /** > 0; default 8 */
+  /** {{MAX_BIAS}} */
   maxBias?: number;
   /** filled and returned when given; heads * queryLength * keyLength elements */
   out?: Out;
@@ -441,9 +441,9 @@ export interface T5BucketOptions {
   keyLength?: number;
   /** default true (the encoder); false: the decoder's causal buckets */
   bidirectional?: boolean;
-  /** default 32; even and >= 4 when bidirectional, >= 2 otherwise */
+  /** {{NUM_BUCKETS}}; even and >= 4 when bidirectional */
   numBuckets?: number;
-  /** default 128; > numBuckets/4 (bidirectional) or numBuckets/2 */
+  /** {{MAX_DISTANCE}}; > numBuckets/4 (bidirectional) or numBuckets/2 */
   maxDistance?: number;
   /** position of query row 0, >= 0; default 0 */
   queryOffset?: number;
@@ -498,3 +498,11 @@ export function transformerXLEmbedding(options: TransformerXLEmbeddingOptions<Fl
 export function transformerXLEmbedding<Out extends Float32Target>(
   options: TransformerXLEmbeddingOptions<Out> & { out: Out },
 ): Out;
+
+/**
+ * Every export of 'posenc' as one object (import posenc from 'posenc'). The names of
+ * 'posenc/encoder' (createEncoder, readSafetensors, ...) are not on it: reading one throws a
+ * TypeError naming 'posenc/encoder'.
+ */
+declare const posenc: Omit<typeof import('./posenc.js'), 'default'>;
+export default posenc;

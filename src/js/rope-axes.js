@@ -1,13 +1,16 @@
-// rope-axes.js: RoPE with several position axes: M-RoPE (Qwen2-VL, Qwen2.5-VL)
-// and the 2-D forms of vision encoders (formulas in include/posenc.h,
-// posenc_rope_axes_cache). This file reads their options.
+// rope-axes.js: RoPE with several position axes: M-RoPE (Qwen2-VL, Qwen2.5-VL,
+// Qwen3-VL) and the 2-D forms of vision encoders (formulas in include/posenc.h,
+// posenc_rope_axes). This file reads their options; C checks every range
+// (the sections' sum, the interleaved pairs, the 2-D forms' rotary dimension).
+import { rope_2d as FORMS } from '../../build/abi.js';
 import { fail } from './core/describe.js';
-import { INT32_MAX, integer, snapshot } from './core/options.js';
+import { accepts, row, rowAllows } from './core/errors.js';
+import { param, snapshot } from './core/options.js';
 
-/** The 2-D RoPE forms (posenc.h): 'pixtral' (PixtralRotaryEmbedding), 'axial' (the Qwen2-VL vision encoder). */
-export const ROPE_2D = ['pixtral', 'axial'];
+/** The 2-D RoPE forms (posenc_rope_2d): 'pixtral' (PixtralRotaryEmbedding), 'axial' (the Qwen2-VL vision encoder). */
+export const ROPE_2D = FORMS.filter((f) => f !== 'none');
 
-/** M-RoPE's mrope_section: three integers >= 0 (temporal, height, width pairs). */
+/** M-RoPE's mrope_section: three counts (temporal, height, width pairs). */
 export const sectionList = (extra = {}) => ({
   ...extra,
   check(fn, name, v) {
@@ -15,7 +18,7 @@ export const sectionList = (extra = {}) => ({
     if (!Array.isArray(v)) throw fail(TypeError, fn, name, allowed, v);
     const items = v.slice(); // read once: what is checked is what is used
     if (items.length !== 3) throw fail(RangeError, fn, name, allowed, v);
-    items.forEach((x, i) => integer(0, INT32_MAX).check(fn, `${name}[${i}]`, x));
+    items.forEach((x, i) => param('SECTIONS', 'size').check(fn, `${name}[${i}]`, x));
     return items;
   },
 });
@@ -33,7 +36,10 @@ export const patchGrid = (extra = {}) => ({
     }
     for (const key of ['height', 'width']) {
       if (g[key] === undefined) throw new TypeError(`posenc.${fn}: ${name}.${key} is required`);
-      integer(0, INT32_MAX).check(fn, `${name}.${key}`, g[key]);
+      // C never sees the grid (it becomes positions): its range is checked here, by its row
+      const r = row(key.toUpperCase());
+      param(key.toUpperCase(), 'size').check(fn, `${name}.${key}`, g[key]);
+      if (!accepts(r, g[key])) throw fail(RangeError, fn, `${name}.${key}`, rowAllows(r), g[key]);
     }
     return { height: g.height, width: g.width };
   },
@@ -50,80 +56,62 @@ function gridPositions({ height, width }) {
   return positions;
 }
 
-/** The 2-D forms' frequencies from f_i = base^(-2i/r): [row pairs | column pairs], r/4 each. */
-export function arrange2d(form, f) {
-  const q = f.length / 2;
-  const out = new Float64Array(2 * q);
-  for (let k = 0; k < q; k++) {
-    out[k] = f[2 * k];
-    out[q + k] = form === 'pixtral' ? f[2 * k + 1] : f[2 * k];
-  }
-  return out;
-}
-
-/**
- * mropeSection adds up to rotaryDim / 2 (interleaved: every pair a + 3j of
- * axis a's section exists); rope2d needs rotaryDim % 4 == 0 and the default
- * frequencies.
- */
-export function checkAxesForm(fn, o, rotaryDim, sc) {
+/** The options that go together: mropeInterleaved with mropeSection, never mropeSection with rope2d. */
+export function checkAxesForm(fn, o) {
   if (o.mropeInterleaved !== undefined && o.mropeSection === undefined) {
     throw new TypeError(`posenc.${fn}: mropeInterleaved goes with mropeSection (Qwen3-VL's interleaved M-RoPE), got mropeInterleaved without it`);
-  }
-  if (o.mropeSection !== undefined) {
-    const half = rotaryDim / 2;
-    const sum = o.mropeSection.reduce((a, b) => a + b, 0);
-    if (sum !== half) {
-      throw new RangeError(`posenc.${fn}: mropeSection must add up to rotaryDim / 2 = ${half} (the pairs of each axis), got [${o.mropeSection.join(', ')}] (sum ${sum})`);
-    }
-    // interleaved (HF apply_interleaved_mrope): axis a >= 1 takes pairs a, a + 3, ... below 3 * sections[a]
-    o.mropeSection.forEach((n, a) => {
-      if (o.mropeInterleaved && a > 0 && n > 0 && a + 3 * (n - 1) >= half) {
-        throw new RangeError(`posenc.${fn}: mropeSection[${a}] = ${n} is too many pairs for interleaved M-RoPE: axis ${a} takes pairs ${a}, ${a + 3}, ... below rotaryDim / 2 = ${half}, at most ${Math.floor((half - 1 - a) / 3) + 1}`);
-      }
-    });
-  }
-  if (o.rope2d !== undefined) {
-    if (rotaryDim % 4 !== 0) {
-      throw new RangeError(`posenc.${fn}: rotaryDim must be a multiple of 4 for rope2d (each axis rotates rotaryDim / 4 pairs), got ${rotaryDim}`);
-    }
-    if (sc.type !== 'default') {
-      throw new RangeError(`posenc.${fn}: rope2d takes no scaling (Pixtral and the Qwen2-VL vision encoder use the default frequencies), got scaling type '${sc.type}'`);
-    }
-  }
-}
-
-/**
- * The position axes of an M-RoPE or 2-D RoPE call, or null for plain RoPE:
- * { nAxes, sections: Int32Array, arrangement, positions, form }. positions is
- * the caller's array, or the grid's (a new Int32Array). M-RoPE without
- * positions is text: every axis at the same position, which is plain RoPE
- * bit for bit (HF expands text's position_ids to three equal rows).
- */
-export function readAxes(fn, o, rotaryDim, sc) {
-  checkAxesForm(fn, o, rotaryDim, sc);
-  if (o.mropeSection !== undefined && o.rope2d === undefined && o.positions === undefined) return null;
-  if (o.mropeSection === undefined && o.rope2d === undefined) {
-    if (o.grid !== undefined) throw new RangeError(`posenc.${fn}: grid is for 2-D RoPE: give rope2d ('pixtral' or 'axial') with it`);
-    return null;
   }
   if (o.mropeSection !== undefined && o.rope2d !== undefined) {
     throw new RangeError(`posenc.${fn}: give mropeSection (M-RoPE) or rope2d (2-D RoPE), not both`);
   }
+}
+
+/**
+ * The axes the options describe (posenc_rope_axes: { nAxes, sections,
+ * arrangement, form }), or null: M-RoPE ('mrope'), 2-D RoPE (its form). The
+ * sections of a 2-D form are rotaryDim / 4 each.
+ */
+export function axesOf(o, rotaryDim) {
+  if (o.mropeSection !== undefined) {
+    return { nAxes: 3, sections: o.mropeSection, arrangement: o.mropeInterleaved ? 'interleaved' : 'sectioned', form: 'none' };
+  }
+  if (o.rope2d !== undefined) {
+    const quarter = Math.floor(rotaryDim / 4); // C refuses a rotaryDim that is no multiple of 4
+    return { nAxes: 2, sections: [quarter, quarter], arrangement: 'sectioned', form: o.rope2d };
+  }
+  return null;
+}
+
+/** [n][rows] int32: every axis at offset, offset + 1, ... (text under M-RoPE). */
+export function textPositions(n, offset, rows) {
+  const positions = new Int32Array(n * rows);
+  for (let r = 0; r < rows; r++) for (let a = 0; a < n; a++) positions[a * rows + r] = offset + r;
+  return positions;
+}
+
+/**
+ * The position axes of an M-RoPE or 2-D RoPE call, or null for plain RoPE:
+ * axesOf's, with positions (the caller's array, or the grid's; null for
+ * M-RoPE text: every axis at offset + row, which is plain RoPE bit for bit,
+ * as HF expands text's position_ids to three equal rows).
+ */
+export function readAxes(fn, o, rotaryDim) {
+  checkAxesForm(fn, o);
+  if (o.mropeSection !== undefined && o.positions === undefined) return { ...axesOf(o, rotaryDim), positions: null };
+  if (o.mropeSection === undefined && o.rope2d === undefined) {
+    if (o.grid !== undefined) throw new RangeError(`posenc.${fn}: grid is for 2-D RoPE: give rope2d ('pixtral' or 'axial') with it`);
+    return null;
+  }
   if (o.offset !== undefined) {
     throw new RangeError(`posenc.${fn}: offset is for one position axis; give positions with ${o.mropeSection ? 'mropeSection' : 'rope2d'}, got offset ${o.offset}`);
   }
-  const half = rotaryDim / 2;
-  if (o.mropeSection !== undefined) {
-    const arrangement = o.mropeInterleaved ? 'interleaved' : 'sectioned';
-    return { nAxes: 3, sections: Int32Array.from(o.mropeSection), arrangement, positions: o.positions, form: 'mrope' };
+  if (o.mropeSection === undefined) {
+    if (o.positions !== undefined && o.grid !== undefined) {
+      throw new RangeError(`posenc.${fn}: give grid or positions with rope2d, not both (grid makes the positions)`);
+    }
+    if (o.positions === undefined && o.grid === undefined) {
+      throw new TypeError(`posenc.${fn}: grid ({ height, width }, patches in row-major order) or positions (an Int32Array [2][patches]: rows, then columns) is required with rope2d`);
+    }
   }
-  if (o.positions !== undefined && o.grid !== undefined) {
-    throw new RangeError(`posenc.${fn}: give grid or positions with rope2d, not both (grid makes the positions)`);
-  }
-  if (o.positions === undefined && o.grid === undefined) {
-    throw new TypeError(`posenc.${fn}: grid ({ height, width }, patches in row-major order) or positions (an Int32Array [2][patches]: rows, then columns) is required with rope2d`);
-  }
-  const positions = o.positions ?? gridPositions(o.grid);
-  return { nAxes: 2, sections: Int32Array.from([half / 2, half / 2]), arrangement: 'sectioned', positions, form: o.rope2d };
+  return { ...axesOf(o, rotaryDim), positions: o.positions ?? gridPositions(o.grid) };
 }

@@ -1,16 +1,18 @@
 // rope.js: rotary position embeddings (RoFormer; Hugging Face modeling_rope_utils.py).
-// Formulas, layouts and accuracy: include/posenc.h. This file validates and
-// marshals; every number is computed in C.
-import { axes_arrangement, rope_layout, rope_order, rope_precision } from '../../build/abi.js';
-import { describe, fail, isPlainObject, typedArrayType } from './core/describe.js';
-import { WasmArray, checkDisjoint, countOf, heapCall, inPlaceAddress } from './core/heap.js';
+// Formulas, layouts and accuracy: include/posenc.h. Each function is one call
+// into C with the whole RoPE (posenc_rope: base, scaling, layout, precision),
+// which computes its frequencies and checks every range itself; this file
+// reads the options and marshals.
+import { rope_layout, rope_order, rope_precision } from '../../build/abi.js';
+import { describe, fail, isPlainObject } from './core/describe.js';
+import { row, rowAllows } from './core/errors.js';
+import { WasmArray, checkDisjoint, countOf, heapCall } from './core/heap.js';
 import { wasm } from './core/instance.js';
+import { boolean, checkLength, elementCount, later, oneOf, param, readOptions, snapshot, typedArray } from './core/options.js';
+import { ROPE_2D, axesOf, checkAxesForm, patchGrid, readAxes, sectionList, textPositions } from './rope-axes.js';
 import {
-  INT32_MAX, INT32_MIN, boolean, checkLength, elementCount, integer, later, number, oneOf, readOptions, snapshot, typedArray,
-} from './core/options.js';
-import { ROPE_2D, arrange2d, checkAxesForm, patchGrid, readAxes, sectionList } from './rope-axes.js';
-import { lengthOf } from './core/typed.js';
-import { evenDim, frequencies, impliedSeqLength, readScaling } from './rope-scaling.js';
+  AXES_WORDS, ROPE_WORDS, evenDim, numberList, readScaling, ropeArrays, ropeGiven, ropeLabel, writeAxes, writeRope,
+} from './rope-scaling.js';
 
 /** Pair layouts (posenc_rope_layout). */
 export const ROPE_LAYOUTS = rope_layout;
@@ -20,29 +22,64 @@ const ORDERS = rope_order;
 /** Angle precisions (posenc_rope_precision). */
 const PRECISIONS = rope_precision;
 
-function checkLastPosition(fn, offset, rows, what) {
-  if (rows > 0 && offset + rows - 1 > INT32_MAX) {
-    throw new RangeError(
-      `posenc.${fn}: offset + ${what} - 1 must be at most ${INT32_MAX} (positions are int32), got ${offset + rows - 1}`,
-    );
-  }
-}
-
 function checkOffsetOrPositions(fn, o) {
   if (o.positions !== undefined && o.offset !== undefined) {
     throw new RangeError(`posenc.${fn}: give offset or positions, not both (positions are absolute), got offset ${o.offset}`);
   }
 }
 
+/**
+ * The shapes C trusts: rotaryDim even (its pairs size every array), a
+ * model's own frequencies (invFreq) and LongRoPE's lists rotaryDim / 2 long.
+ */
+function checkShapes(fn, rotaryDim, invFreq, sc, rotaryName = 'rotaryDim') {
+  if (rotaryDim % 2) throw fail(RangeError, fn, rotaryName, rowAllows(row('ROTARY_DIM')), rotaryDim);
+  const lists = [['invFreq', invFreq], ['scaling.shortFactor', sc.shortFactor], ['scaling.longFactor', sc.longFactor]];
+  for (const [name, list] of lists) {
+    if (list !== undefined && list.length !== rotaryDim / 2) {
+      throw new RangeError(`posenc.${fn}: ${name} must have rotaryDim / 2 = ${rotaryDim / 2} values, got ${list.length}`);
+    }
+  }
+}
+
+/**
+ * One call into C with a posenc_rope (and posenc_rope_axes when `axes`):
+ * buffers are the call's own (heapCall's), then the struct(s) and the arrays
+ * the rope points at are staged after them; compute receives the call's
+ * pointers (an array), the rope's address and the axes'. Errors name the options
+ * (ropeLabel), with the caller's values.
+ */
+function ropeCall(fn, o, sc, axes, buffers, compute, labels = {}) {
+  const extra = ropeArrays(sc, o.invFreq);
+  const all = [
+    ...buffers,
+    { array: new Float64Array(ROPE_WORDS), type: 'float64', length: ROPE_WORDS },
+    ...(axes ? [{ array: new Float64Array(AXES_WORDS), type: 'float64', length: AXES_WORDS }] : []),
+    ...extra,
+  ];
+  const label = ropeLabel(labels.prefix, labels.scaling);
+  const given = ropeGiven(o, sc, labels.prefix);
+  // a result out of range names the scaling: every parameter of it, written out
+  const scalingText = (name) => (name.endsWith('scaling') ? `base = ${o.base ?? 10000} with { ${Object.entries(sc).map(([k, v]) => `${k}: ${ArrayBuffer.isView(v) ? `[${v.join(', ')}]` : describe(v)}`).join(', ')} }` : undefined);
+  heapCall(fn, all, (...pointers) => {
+    const own = pointers.slice(0, buffers.length);
+    const pRope = pointers[buffers.length];
+    const pAxes = axes ? pointers[buffers.length + 1] : 0;
+    writeRope(wasm(fn).memory, pRope, o, sc, pointers.slice(buffers.length + (axes ? 2 : 1)));
+    if (axes) writeAxes(wasm(fn).memory, pAxes, axes);
+    return compute(own, pRope, pAxes);
+  }, { label: labels.label ?? label, given: labels.given ?? given, givenText: scalingText });
+}
+
 // ------------------------------------------------------------------ API
 
 const frequencySpec = {
   rotaryDim: evenDim(),
-  base: number({ above: 1, default: 10000 }),
+  base: param('BASE', 'double', { optional: true }),
   scaling: later({ optional: true }),
 };
 
-/** M-RoPE's options, and layout: what ropeFromConfig returns besides the frequencies. */
+/** M-RoPE's options, and 2-D RoPE's form: what ropeFromConfig returns besides the frequencies. */
 const axesSpec = {
   mropeSection: sectionList({ optional: true }),
   mropeInterleaved: boolean({ optional: true }),
@@ -52,25 +89,24 @@ const axesSpec = {
 export const frequenciesSpec = { ...frequencySpec, layout: oneOf(ROPE_LAYOUTS, { optional: true }), ...axesSpec };
 
 /**
- * A model's own inverse frequencies, used as they are (its inv_freq buffer,
- * float32 in transformers): with precision 'float32', ropeCache and
- * applyRope then follow transformers' float32 pipeline value for value.
+ * The frequencies and attention factor of read options { rotaryDim, base,
+ * mropeSection?, rope2d? } and scaling sc (C's posenc_rope_frequencies):
+ * `labels` name the options as the caller spells them (ropeFromConfig: its
+ * config keys).
  */
-const invFreqList = (extra = {}) => ({
-  ...extra,
-  check(fn, name, v) {
-    const allowed = 'a Float32Array, Float64Array or Array of finite numbers';
-    const type = typedArrayType(v);
-    if (!Array.isArray(v) && type !== 'Float32Array' && type !== 'Float64Array') throw fail(TypeError, fn, name, allowed, v);
-    const out = Float64Array.from({ length: Array.isArray(v) ? v.length : lengthOf(v) }, (_, i) => {
-      const x = v[i];
-      if (typeof x !== 'number') throw fail(TypeError, fn, `${name}[${i}]`, 'a finite number', x);
-      if (!Number.isFinite(x)) throw fail(RangeError, fn, `${name}[${i}]`, 'a finite number', x);
-      return x;
-    });
-    return out;
-  },
-});
+export function ropeFrequenciesOf(fn, o, sc, labels) {
+  const half = o.rotaryDim / 2;
+  elementCount(fn, { 'rotaryDim / 2': half }, 8);
+  const invFreq = new Float64Array(half);
+  const attention = new Float64Array(1);
+  const axes = axesOf(o, o.rotaryDim);
+  const { exports } = wasm(fn);
+  ropeCall(fn, o, sc, axes, [
+    { array: invFreq, type: 'float64', length: half, copyOut: true },
+    { array: attention, type: 'float64', length: 1, copyOut: true },
+  ], ([pInv, pAttention], pRope, pAxes) => exports.posenc_rope_frequencies(pInv, half, pRope, pAxes, pAttention), labels);
+  return { invFreq, attentionFactor: attention[0] };
+}
 
 /**
  * RoPE inverse frequencies f_k (radians per position), k < rotaryDim / 2, and
@@ -88,41 +124,45 @@ const invFreqList = (extra = {}) => ({
 export function ropeFrequencies(options) {
   const fn = 'ropeFrequencies';
   const o = readOptions(fn, options, frequenciesSpec);
+  checkAxesForm(fn, o);
   const sc = readScaling(fn, o.scaling, o.rotaryDim);
-  if (o.mropeSection !== undefined && o.rope2d !== undefined) {
-    throw new RangeError(`posenc.${fn}: give mropeSection (M-RoPE) or rope2d (2-D RoPE), not both`);
-  }
-  checkAxesForm(fn, o, o.rotaryDim, sc);
-  const f = frequencies(fn, o.rotaryDim, o.base, sc, sc.seqLength ?? 0);
-  return o.rope2d ? { invFreq: arrange2d(o.rope2d, f.invFreq), attentionFactor: f.attentionFactor } : f;
-}
-
-/**
- * The frequencies a cache or rotation uses: options.invFreq as given (a
- * model's own buffer, rotaryDim / 2 values), else the scaled ones, arranged
- * for 2-D RoPE.
- */
-function givenOrScaled(fn, o, rotaryDim, axes, scaled) {
-  if (o.invFreq === undefined) return axes?.nAxes === 2 ? arrange2d(axes.form, scaled.invFreq) : scaled.invFreq;
-  if (o.invFreq.length !== rotaryDim / 2) {
-    throw new RangeError(`posenc.${fn}: invFreq must have rotaryDim / 2 = ${rotaryDim / 2} values, got ${o.invFreq.length}`);
-  }
-  if (axes?.nAxes === 2) throw new RangeError(`posenc.${fn}: give invFreq or rope2d, not both (rope2d arranges the frequencies it computes)`);
-  return o.invFreq;
+  checkShapes(fn, o.rotaryDim, undefined, sc);
+  return ropeFrequenciesOf(fn, o, sc);
 }
 
 export const cacheSpec = {
-  length: integer(0, INT32_MAX, { optional: true }),
-  offset: integer(INT32_MIN, INT32_MAX, { optional: true }),
+  length: param('LENGTH', 'size', { optional: true }),
+  offset: param('OFFSET', 'int32', { optional: true }),
   positions: typedArray('int32', { optional: true }),
   ...frequencySpec,
   precision: oneOf(PRECISIONS, { default: 'float64' }),
   layout: oneOf(ROPE_LAYOUTS, { optional: true }),
   ...axesSpec,
   grid: patchGrid({ optional: true }),
-  invFreq: invFreqList({ optional: true }),
+  invFreq: numberList({ optional: true }),
   out: later({ optional: true }),
 };
+
+/** Reads `out` { cos, sin } of n floats each: its two arrays, checked. */
+function readCacheOut(fn, out, n, positions) {
+  if (!isPlainObject(out) || WasmArray.isBranded(out)) {
+    throw new TypeError(`posenc.${fn}: out must be an object { cos, sin } of two Float32Arrays (or 'float32' WasmArrays), got ${describe(out)}`);
+  }
+  const arrays = snapshot(out);
+  for (const key of Object.keys(arrays)) {
+    if (key !== 'cos' && key !== 'sin') throw new TypeError(`posenc.${fn}: unknown key 'out.${key}' (out is { cos, sin })`);
+  }
+  typedArray('float32').check(fn, 'out.cos', arrays.cos);
+  typedArray('float32').check(fn, 'out.sin', arrays.sin);
+  checkLength(fn, 'out.cos', arrays.cos, n);
+  checkLength(fn, 'out.sin', arrays.sin, n);
+  checkDisjoint(fn, 'out.cos', arrays.cos, 'out.sin', arrays.sin);
+  if (positions) {
+    checkDisjoint(fn, 'positions', positions, 'out.cos', arrays.cos);
+    checkDisjoint(fn, 'positions', positions, 'out.sin', arrays.sin);
+  }
+  return arrays;
+}
 
 /**
  * The cos and sin caches, each row-major [length][rotaryDim / 2]:
@@ -138,84 +178,55 @@ export function ropeCache(options) {
   const o = readOptions(fn, options, cacheSpec);
   checkOffsetOrPositions(fn, o);
   const sc = readScaling(fn, o.scaling, o.rotaryDim);
-  const axes = readAxes(fn, o, o.rotaryDim, sc);
-  if (o.length === undefined && o.positions === undefined && !axes) {
+  checkShapes(fn, o.rotaryDim, o.invFreq, sc);
+  const axes = readAxes(fn, o, o.rotaryDim);
+  if (o.length === undefined && o.positions === undefined && !axes?.positions) {
     throw new TypeError(`posenc.${fn}: length is required (or positions)`);
   }
   const nAxes = axes?.nAxes ?? 1;
-  const positions = axes?.positions ?? o.positions;
   if (o.grid && o.length !== undefined && o.length !== o.grid.height * o.grid.width) {
     throw new RangeError(`posenc.${fn}: length must be the patches of the grid, grid.height * grid.width = ${o.grid.height * o.grid.width} (or omitted), got ${o.length}`);
   }
-  if (axes && countOf(positions) % nAxes !== 0) {
-    throw new RangeError(`posenc.${fn}: positions must have a multiple of ${nAxes} entries ([${nAxes}][length], axis-major), got ${countOf(positions)}`);
+  const given = axes ? axes.positions : o.positions;
+  if (axes?.positions && countOf(given) % nAxes !== 0) {
+    throw new RangeError(`posenc.${fn}: positions must have a multiple of ${nAxes} entries ([${nAxes}][length], axis-major), got ${countOf(given)}`);
   }
-  const length = o.length ?? (positions ? countOf(positions) / nAxes : 0);
-  if (positions) checkLength(fn, 'positions', positions, nAxes * length);
-  const offset = o.offset ?? 0;
-  checkLastPosition(fn, offset, length, 'length');
-  const half = o.rotaryDim / 2;
-  const n = elementCount(fn, { length, 'rotaryDim / 2': half });
-  let out = o.out; // the caller's object, returned; its arrays are read once, into `arrays`
-  let arrays;
-  if (out !== undefined) {
-    if (!isPlainObject(out) || WasmArray.isBranded(out)) {
-      throw new TypeError(`posenc.${fn}: out must be an object { cos, sin } of two Float32Arrays (or 'float32' WasmArrays), got ${describe(out)}`);
-    }
-    arrays = snapshot(out);
-    for (const key of Object.keys(arrays)) {
-      if (key !== 'cos' && key !== 'sin') throw new TypeError(`posenc.${fn}: unknown key 'out.${key}' (out is { cos, sin })`);
-    }
-    typedArray('float32').check(fn, 'out.cos', arrays.cos);
-    typedArray('float32').check(fn, 'out.sin', arrays.sin);
-    checkLength(fn, 'out.cos', arrays.cos, n);
-    checkLength(fn, 'out.sin', arrays.sin, n);
-    checkDisjoint(fn, 'out.cos', arrays.cos, 'out.sin', arrays.sin);
-    if (positions) {
-      checkDisjoint(fn, 'positions', positions, 'out.cos', arrays.cos);
-      checkDisjoint(fn, 'positions', positions, 'out.sin', arrays.sin);
-    }
-  }
-  // addresses of caller arrays in wasm memory, taken before frequencies() allocates
-  // (growing memory detaches every view of it, the caller's included)
-  const at = (a) => (a === undefined ? undefined : inPlaceAddress(fn, a));
-  const address = { cos: at(arrays?.cos), sin: at(arrays?.sin), positions: at(positions) };
-  const scaled = frequencies(fn, o.rotaryDim, o.base, sc, impliedSeqLength(sc, offset, length, positions));
-  const invFreq = givenOrScaled(fn, o, o.rotaryDim, axes, scaled);
-  out ??= { cos: new Float32Array(n), sin: new Float32Array(n) };
-  arrays ??= out;
+  const length = o.length ?? (given ? countOf(given) / nAxes : 0);
+  if (given) checkLength(fn, 'positions', given, nAxes * length);
+  // M-RoPE text: every axis at offset + r
+  const positions = axes && !given ? textPositions(nAxes, o.offset ?? 0, length) : given;
+  const n = elementCount(fn, { length, 'rotaryDim / 2': o.rotaryDim / 2 });
+  const out = o.out ?? { cos: new Float32Array(n), sin: new Float32Array(n) };
+  const arrays = o.out === undefined ? out : readCacheOut(fn, o.out, n, positions);
   const { exports } = wasm(fn);
   const buffers = [
-    { array: arrays.cos, type: 'float32', length: n, copyOut: true, address: address.cos },
-    { array: arrays.sin, type: 'float32', length: n, copyOut: true, address: address.sin },
-    { array: invFreq, type: 'float64', length: half, copyIn: true },
+    { array: arrays.cos, type: 'float32', length: n, copyOut: true },
+    { array: arrays.sin, type: 'float32', length: n, copyOut: true },
   ];
-  if (positions) buffers.push({ array: positions, type: 'int32', length: nAxes * length, copyIn: true, address: address.positions });
-  if (axes) buffers.push({ array: axes.sections, type: 'int32', length: nAxes, copyIn: true });
-  const precision = PRECISIONS.indexOf(o.precision);
-  heapCall(fn, buffers, (pCos, pSin, pFreq, pPositions = 0, pSections = 0) =>
-    axes
-      ? exports.posenc_rope_axes_cache(pCos, pSin, n, length, pPositions, nAxes, pSections, axes_arrangement.indexOf(axes.arrangement), o.rotaryDim, pFreq, scaled.attentionFactor, precision)
-      : exports.posenc_rope_cache(pCos, pSin, n, length, offset, pPositions, o.rotaryDim, pFreq, scaled.attentionFactor, precision),
+  if (positions) buffers.push({ array: positions, type: 'int32', length: nAxes * length, copyIn: true });
+  ropeCall(fn, o, sc, axes, buffers, ([pCos, pSin, pPositions = 0], pRope, pAxes) =>
+    (axes
+      ? exports.posenc_rope_axes_cache(pCos, pSin, n, length, pPositions, pAxes, pRope)
+      : exports.posenc_rope_cache(pCos, pSin, n, length, o.offset ?? 0, pPositions, pRope)),
   );
   return out;
 }
 
 export const applySpec = {
-  heads: integer(1, INT32_MAX),
-  headDim: integer(1, INT32_MAX),
+  heads: param('HEADS', 'size'),
+  headDim: param('HEAD_DIM', 'size'),
   rotaryDim: evenDim({ optional: true }),
   layout: oneOf(ROPE_LAYOUTS, { default: 'half' }),
   base: frequencySpec.base,
-  offset: integer(INT32_MIN, INT32_MAX, { optional: true }),
+  offset: param('OFFSET', 'int32', { optional: true }),
   positions: typedArray('int32', { optional: true }),
   scaling: frequencySpec.scaling,
-  batch: integer(1, INT32_MAX, { default: 1 }),
+  batch: param('BATCH', 'size', { default: 1 }),
   order: oneOf(ORDERS, { default: 'bshd' }),
   precision: oneOf(PRECISIONS, { default: 'float64' }),
   ...axesSpec,
   grid: patchGrid({ optional: true }),
-  invFreq: invFreqList({ optional: true }),
+  invFreq: numberList({ optional: true }),
 };
 
 /**
@@ -236,75 +247,51 @@ export function applyRope(x, options) {
   typedArray('float32').check(fn, 'x', x);
   const o = readOptions(fn, options, applySpec);
   checkOffsetOrPositions(fn, o);
-  const rotaryDim = resolveRotaryDim(fn, o.rotaryDim, o.headDim);
-  const sc = readScaling(fn, o.scaling, rotaryDim);
-  const axes = readAxes(fn, o, rotaryDim, sc);
+  const sc = readScaling(fn, o.scaling, o.rotaryDim);
+  const rotaryDim = o.rotaryDim ?? o.headDim; // C's default, 0 -> head_dim
+  checkShapes(fn, rotaryDim, o.invFreq, sc, o.rotaryDim === undefined ? `rotaryDim (default headDim = ${o.headDim})` : 'rotaryDim');
+  const axes = readAxes(fn, o, rotaryDim);
   const rowElements = elementCount(fn, { batch: o.batch, heads: o.heads, headDim: o.headDim });
   const xLength = countOf(x);
   if (xLength % rowElements !== 0) {
     throw new RangeError(`posenc.${fn}: x.length must be a multiple of batch * heads * headDim = ${rowElements}, got ${xLength}`);
   }
   const seq = xLength / rowElements;
-  const offset = o.offset ?? 0;
   const nAxes = axes?.nAxes ?? 1;
-  const positions = axes?.positions ?? o.positions;
+  const given = axes ? axes.positions : o.positions;
   if (o.grid && o.grid.height * o.grid.width !== seq) {
     throw new RangeError(`posenc.${fn}: grid.height * grid.width must be the patches of x, seq = x.length / (batch * heads * headDim) = ${seq}, got ${o.grid.height} * ${o.grid.width} = ${o.grid.height * o.grid.width}`);
   }
-  if (positions && countOf(positions) !== nAxes * seq && countOf(positions) !== nAxes * o.batch * seq) {
+  if (given && countOf(given) !== nAxes * seq && countOf(given) !== nAxes * o.batch * seq) {
     const what = nAxes === 1 ? ['seq', 'one per row', 'batch * seq', 'one per batch and row'] : [`${nAxes} * seq`, `[${nAxes}][seq]`, `${nAxes} * batch * seq`, `[${nAxes}][batch][seq]`];
     throw new RangeError(
-      `posenc.${fn}: positions must have length ${what[0]} = ${nAxes * seq} (${what[1]}) or ${what[2]} = ${nAxes * o.batch * seq} (${what[3]}), got ${countOf(positions)}`,
+      `posenc.${fn}: positions must have length ${what[0]} = ${nAxes * seq} (${what[1]}) or ${what[2]} = ${nAxes * o.batch * seq} (${what[3]}), got ${countOf(given)}`,
     );
   }
-  if (!positions) checkLastPosition(fn, offset, seq, 'seq');
-  if (positions) checkDisjoint(fn, 'positions', positions, 'x', x);
+  if (given) checkDisjoint(fn, 'positions', given, 'x', x);
+  const positions = axes && !given ? textPositions(nAxes, o.offset ?? 0, seq) : given;
   const positionsLength = positions ? countOf(positions) : 0;
-  // addresses of caller arrays in wasm memory, taken before frequencies() allocates
-  // (growing memory detaches every view of it, the caller's included)
-  const xAddress = inPlaceAddress(fn, x);
-  const positionsAddress = positions ? inPlaceAddress(fn, positions) : 0;
-  const scaled = frequencies(fn, rotaryDim, o.base, sc, impliedSeqLength(sc, offset, seq, positions));
-  const invFreq = givenOrScaled(fn, o, rotaryDim, axes, scaled);
   const { exports } = wasm(fn);
-  const buffers = [
-    { array: x, type: 'float32', length: xLength, copyIn: true, copyOut: true, address: xAddress },
-    { array: invFreq, type: 'float64', length: rotaryDim / 2, copyIn: true },
-  ];
-  if (positions) buffers.push({ array: positions, type: 'int32', length: positionsLength, copyIn: true, address: positionsAddress });
-  if (axes) buffers.push({ array: axes.sections, type: 'int32', length: nAxes, copyIn: true });
-  const [order, layout, precision] = [ORDERS.indexOf(o.order), ROPE_LAYOUTS.indexOf(o.layout), PRECISIONS.indexOf(o.precision)];
-  heapCall(fn, buffers, (pX, pFreq, pPositions = 0, pSections = 0) =>
-    axes
-      ? exports.posenc_rope_axes_apply(
-        pX, xLength, o.batch, seq, o.heads, o.headDim, order, rotaryDim, layout, pFreq, scaled.attentionFactor, pPositions,
-        positionsLength, nAxes, pSections, axes_arrangement.indexOf(axes.arrangement), precision,
-      )
-      : exports.posenc_rope_apply_ordered(
-        pX, xLength, o.batch, seq, o.heads, o.headDim, order, rotaryDim, layout, pFreq, scaled.attentionFactor, offset,
-        pPositions, positionsLength, precision,
-      ),
-  );
+  const buffers = [{ array: x, type: 'float32', length: xLength, copyIn: true, copyOut: true }];
+  if (positions) buffers.push({ array: positions, type: 'int32', length: positionsLength, copyIn: true });
+  const order = ORDERS.indexOf(o.order);
+  const label = ropeLabel();
+  const labels = {
+    // rotary_dim taken from head_dim: name both
+    label: (cName) => (cName === 'rotary_dim' && o.rotaryDim === undefined ? `rotaryDim (default headDim = ${o.headDim})` : label(cName)),
+    given: (name) => (name.startsWith('rotaryDim') ? rotaryDim : ropeGiven(o, sc)(name)),
+  };
+  ropeCall(fn, o, sc, axes, buffers, ([pX, pPositions = 0], pRope, pAxes) =>
+    (axes
+      ? exports.posenc_rope_axes_apply(pX, xLength, o.batch, seq, o.heads, o.headDim, order, pPositions, positionsLength, pAxes, pRope)
+      : exports.posenc_rope_apply(pX, xLength, o.batch, seq, o.heads, o.headDim, order, o.offset ?? 0, pPositions, positionsLength, pRope)),
+  labels);
   return x;
 }
 
-/**
- * The rotary dimension of a head of headDim features: rotaryDim, default
- * headDim, even and at most headDim. `name` and `headName` are how messages
- * call the two (the encoder's are positional.rotaryDim and dModel / heads).
- */
-export function resolveRotaryDim(fn, rotaryDim, headDim, name = 'rotaryDim', headName = 'headDim') {
-  const r = rotaryDim ?? headDim;
-  if (r % 2 || r > headDim) {
-    const what = rotaryDim === undefined ? `${name} (default ${headName} = ${headDim})` : name;
-    throw new RangeError(`posenc.${fn}: ${what} must be an even integer from 2 to ${headName} = ${headDim}, got ${r}`);
-  }
-  return r;
-}
-
 export const permuteSpec = {
-  heads: integer(1, INT32_MAX),
-  headDim: integer(1, INT32_MAX),
+  heads: param('HEADS', 'size'),
+  headDim: param('HEAD_DIM', 'size'),
   rotaryDim: evenDim({ optional: true }),
   from: oneOf(ROPE_LAYOUTS),
   to: oneOf(ROPE_LAYOUTS),
@@ -326,7 +313,7 @@ export function ropePermuteWeights(w, options) {
   const fn = 'ropePermuteWeights';
   typedArray('float32').check(fn, 'w', w);
   const o = readOptions(fn, options, permuteSpec);
-  const rotaryDim = resolveRotaryDim(fn, o.rotaryDim, o.headDim);
+  const rotaryDim = o.rotaryDim ?? o.headDim;
   const rows = elementCount(fn, { heads: o.heads, headDim: o.headDim });
   const wLength = countOf(w);
   if (wLength === 0 || wLength % rows !== 0) {
@@ -349,6 +336,7 @@ export function ropePermuteWeights(w, options) {
         pOut, wLength, pW, wLength, o.heads, o.headDim, rotaryDim, wLength / rows,
         ROPE_LAYOUTS.indexOf(o.from), ROPE_LAYOUTS.indexOf(o.to),
       ),
+    { given: (name) => o[name] ?? (name === 'rotaryDim' ? rotaryDim : undefined) },
   );
   return out;
 }

@@ -49,14 +49,22 @@ export async function openPage(browser, url, { width = 1100, height = 900, color
     if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
   });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  // which document of the page made each request: a test that navigates (a
+  // reload, a shared link) cancels the requests of the document it leaves
+  let documents = 0;
+  const madeBy = new WeakMap();
   page.on('request', (r) => {
+    if (r.isNavigationRequest() && r.frame() === page.mainFrame()) documents++;
+    madeBy.set(r, documents);
     const u = r.url();
     if (!u.startsWith(origin) && !u.startsWith('blob:') && !u.startsWith('data:')) problems.push(`foreign request: ${u}`);
   });
   page.on('requestfailed', (r) => {
-    // the browser fetches the favicon on its own, and a test that navigates before
-    // it arrives cancels it: not the page's failure (a missing favicon is still an HTTP 404)
-    if (r.failure()?.errorText === 'net::ERR_ABORTED' && new URL(r.url()).pathname === '/favicon.svg') return;
+    // cancelled by a navigation: not the page's failure. The browser fetches the
+    // favicon on its own, and navigating before it arrives cancels it too (a
+    // missing favicon is still an HTTP 404)
+    const left = madeBy.get(r) < documents && !r.isNavigationRequest();
+    if (r.failure()?.errorText === 'net::ERR_ABORTED' && (left || new URL(r.url()).pathname === '/favicon.svg')) return;
     problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`);
   });
   page.on('response', (r) => {

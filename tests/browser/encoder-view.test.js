@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { invert, SIZE } from '../../web/draw/colormap.js';
 import { posencEncoder as posenc } from '../helpers.js';
+import { previousTokenHead } from '../../web/previous-token-head.js';
 import { launch, openPage, cellSpan, readPixels, setControls, draws, redrawn, frames, SCREENSHOTS } from './chromium.js';
 
 const DEFAULT_TEXT = 'the cat sat on the mat';
@@ -29,7 +30,7 @@ function reference(text, type, seed) {
   const tokens = [...text].map((c) => vocab.indexOf(c));
   const config = { vocabSize: vocab.length, dModel: 32, heads: 4, dFF: 64, layers: 1, positional: { type } };
   const run = (options) => {
-    const enc = posenc.createEncoder(options);
+    const enc = posenc.createEncoder({ ...options, keepAttention: true });
     enc.forward(tokens);
     const a = enc.attention(0);
     enc.dispose();
@@ -37,7 +38,7 @@ function reference(text, type, seed) {
   };
   const rope = { ...config, positional: { type: 'rope' } };
   const seeded = posenc.createEncoder({ ...rope, weights: { seed } });
-  const tensors = posenc.previousTokenHead(seeded.tensors(), { heads: 4, head: 0, positional: { type: 'rope' } });
+  const tensors = previousTokenHead(posenc, seeded.tensors(), { heads: 4, head: 0 });
   seeded.dispose();
   const L = tokens.length;
   return { L, probs: run({ ...config, weights: { seed } }), prev: run({ ...rope, weights: tensors }).slice(0, L * L) };

@@ -4,7 +4,8 @@
 // Also what makes it a real static server: validators and 304, compression
 // made once per file version, and memory that stays bounded when a client
 // pipelines requests and never reads the answers (the server's RSS, read
-// from /proc, in a child process).
+// from /proc, in a child process). Pipelining clients that read, the
+// preconditions, Accept-Encoding's weights and idle connections: tests/server/.
 import net from 'node:net';
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +13,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listen, CSP, QUEUE_MAX } from '../../tools/serve.mjs';
+import { listen, CSP } from '../../tools/serve.mjs';
 import { createCache, versionOf } from '../../tools/serve/versions.mjs';
 
 let server;
@@ -265,58 +266,14 @@ describe('compression: gzip, or brotli where accepted, made once per file versio
   });
 });
 
-describe('pipelining: answered in order, one at a time, and a flood is refused', () => {
-  /** Splits a raw byte stream of HTTP/1.1 responses into [{ status, headers, body }]. */
-  function responses(bytes) {
-    const out = [];
-    let at = 0;
-    while (at < bytes.length) {
-      const end = bytes.indexOf('\r\n\r\n', at);
-      if (end < 0) break;
-      const head = bytes.subarray(at, end).toString('latin1').split('\r\n');
-      const headers = Object.fromEntries(head.slice(1).map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-      const length = Number(headers['content-length'] ?? 0);
-      out.push({ status: Number(head[0].split(' ')[1]), headers, body: bytes.subarray(end + 4, end + 4 + length) });
-      at = end + 4 + length;
-    }
-    return out;
-  }
-
-  test('20 pipelined GETs on one connection: 20 answers, in the order asked, each whole', async () => {
-    const targets = Array.from({ length: 20 }, (_, i) => ['/main.js', '/style.css', '/dist/posenc.wasm', '/nothing.js'][i % 4]);
-    const request = targets.map((t, i) => `GET ${t} HTTP/1.1\r\nHost: x\r\n${i === targets.length - 1 ? 'Connection: close\r\n' : ''}\r\n`).join('');
-    const all = await new Promise((resolve, reject) => {
-      const socket = net.connect(port, '127.0.0.1');
-      const chunks = [];
-      socket.on('data', (c) => chunks.push(c));
-      socket.on('error', reject);
-      socket.on('close', () => resolve(Buffer.concat(chunks)));
-      socket.write(request);
-    });
-    const got = responses(all);
-    expect(got.map((r) => r.status)).toEqual(targets.map((t) => (t === '/nothing.js' ? 404 : 200)));
-    expect(got.map((r) => r.headers['content-type'].split(';')[0])).toEqual(
-      targets.map((t) => ({ '/main.js': 'text/javascript', '/style.css': 'text/css', '/dist/posenc.wasm': 'application/wasm', '/nothing.js': 'text/plain' })[t]),
-    );
-    expect(got[2].body.length).toBe(readFileSync(new URL('dist/posenc.wasm', ROOT)).length);
-  });
-
-  test(`a connection pipelining more than QUEUE_MAX (${QUEUE_MAX}) requests at once is closed; the server answers others`, async () => {
-    const n = 4 * QUEUE_MAX;
-    const all = await raw(`GET /favicon.svg HTTP/1.1\r\nHost: x\r\n\r\n`.repeat(n), { timeout: 10000 });
-    expect(all.status === 200 || Number.isNaN(all.status)).toBe(true);
-    expect((all.body.toString('latin1').match(/HTTP\/1\.1 200/g) ?? []).length + 1).toBeLessThan(n);
-    expect((await get('/')).status).toBe(200);
-  });
-});
-
 describe('bounded memory: pipelined GETs whose answers are never read (the server in a child process, its RSS from /proc)', () => {
   // The bound: 32 MB for V8's young generation growing under load, plus 2 MB
   // per connection: node:http parses every request of one socket read (64 KiB,
   // at most ~1,500 GETs of 45 bytes, ~1.3 KB of objects each) before the server
   // can refuse them. It does not grow with the requests a client pipelines: a
   // connection is answered one response at a time, the next only once the
-  // previous one has left the process, and closed past QUEUE_MAX waiting.
+  // previous one has left the process, and it is not read while requests
+  // wait (clients that pipeline and read: tests/server/pipelining.test.js).
   // (The server before this bound: 2 sockets x 1,000 GETs, 44 MB -> 631 MB.)
   const bound = (sockets) => 32 + 2 * sockets;
   let child;

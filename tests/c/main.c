@@ -11,6 +11,7 @@ void test_vision(void);
 void test_relative(void);
 void test_rope(void);
 void test_rope_axes(void);
+void test_rope_whole(void);
 void test_biases(void);
 void test_encoder(void);
 void test_decoder(void);
@@ -27,6 +28,7 @@ int main(void)
     test_relative();
     test_rope();
     test_rope_axes();
+    test_rope_whole();
     test_biases();
     test_encoder();
     test_decoder();

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "rope_calls.h"
 #include "posenc.h"
 
 /* One allocation that every buffer of a case is carved from, so that the
@@ -39,26 +40,26 @@ static const double inv_freq[2] = { 1.0, 0.01 };
 static void test_rope_apply(void)
 {
     arena_reset();
-    CHECK(posenc_rope_apply(AT(float, 0), 16, 1, 4, 1, 4, 4, POSENC_ROPE_HALF, inv_freq, 1.0, 0,
+    CHECK(rope_apply_with(AT(float, 0), 16, 1, 4, 1, 4, 4, POSENC_ROPE_HALF, inv_freq, 1.0, 0,
                             AT(int32_t, 32), 4, POSENC_ROPE_PRECISION_FLOAT64) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_apply(AT(float, 16), 16, 1, 4, 1, 4, 4, POSENC_ROPE_HALF, inv_freq, 1.0, 0,
+    CHECK(rope_apply_with(AT(float, 16), 16, 1, 4, 1, 4, 4, POSENC_ROPE_HALF, inv_freq, 1.0, 0,
                             AT(int32_t, 4), 4, POSENC_ROPE_PRECISION_FLOAT32) == POSENC_ERR_INVALID_ARGUMENT);
     /* the last position shares its 4 bytes with x[0] */
-    CHECK(posenc_rope_apply(AT(float, 12), 16, 1, 4, 1, 4, 4, POSENC_ROPE_HALF, inv_freq, 1.0, 0,
+    CHECK(rope_apply_with(AT(float, 12), 16, 1, 4, 1, 4, 4, POSENC_ROPE_HALF, inv_freq, 1.0, 0,
                             AT(int32_t, 0), 4, POSENC_ROPE_PRECISION_FLOAT64) == POSENC_ERR_INVALID_ARGUMENT);
     /* per batch and row: 2 x 4 positions, x of the second batch over them */
-    CHECK(posenc_rope_apply(AT(float, 0), 32, 2, 4, 1, 4, 4, POSENC_ROPE_INTERLEAVED, inv_freq, 1.0, 0,
+    CHECK(rope_apply_with(AT(float, 0), 32, 2, 4, 1, 4, 4, POSENC_ROPE_INTERLEAVED, inv_freq, 1.0, 0,
                             AT(int32_t, 96), 8, POSENC_ROPE_PRECISION_FLOAT64) == POSENC_ERR_INVALID_ARGUMENT);
     /* inv_freq[1] inside x */
-    CHECK(posenc_rope_apply(AT(float, 8), 16, 1, 4, 1, 4, 4, POSENC_ROPE_HALF, AT(double, 0), 1.0, 3, NULL, 0,
+    CHECK(rope_apply_with(AT(float, 8), 16, 1, 4, 1, 4, 4, POSENC_ROPE_HALF, AT(double, 0), 1.0, 3, NULL, 0,
                             POSENC_ROPE_PRECISION_FLOAT64) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_apply(AT(float, 0), 16, 1, 4, 1, 4, 4, POSENC_ROPE_HALF, AT(double, 56), 1.0, 3, NULL, 0,
+    CHECK(rope_apply_with(AT(float, 0), 16, 1, 4, 1, 4, 4, POSENC_ROPE_HALF, AT(double, 56), 1.0, 3, NULL, 0,
                             POSENC_ROPE_PRECISION_FLOAT32) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(arena_unchanged());
     /* touching, not overlapping: positions and inv_freq right after x, or right before it */
-    CHECK(posenc_rope_apply(AT(float, 0), 16, 1, 4, 1, 4, 4, POSENC_ROPE_HALF, AT(double, 80), 1.0, 0,
+    CHECK(rope_apply_with(AT(float, 0), 16, 1, 4, 1, 4, 4, POSENC_ROPE_HALF, AT(double, 80), 1.0, 0,
                             AT(int32_t, 64), 4, POSENC_ROPE_PRECISION_FLOAT64) == POSENC_OK);
-    CHECK(posenc_rope_apply(AT(float, 32), 16, 1, 4, 1, 4, 4, POSENC_ROPE_HALF, AT(double, 16), 1.0, 0,
+    CHECK(rope_apply_with(AT(float, 32), 16, 1, 4, 1, 4, 4, POSENC_ROPE_HALF, AT(double, 16), 1.0, 0,
                             AT(int32_t, 0), 4, POSENC_ROPE_PRECISION_FLOAT64) == POSENC_OK);
 }
 
@@ -67,23 +68,23 @@ static void test_rope_cache(void)
 {
     arena_reset();
     float *spare = AT(float, 512);
-    CHECK(posenc_rope_cache(AT(float, 0), spare, 4, 4, 0, AT(int32_t, 8), 2, inv_freq, 1.0,
+    CHECK(rope_cache_with(AT(float, 0), spare, 4, 4, 0, AT(int32_t, 8), 2, inv_freq, 1.0,
                             POSENC_ROPE_PRECISION_FLOAT64) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_cache(spare, AT(float, 0), 4, 4, 0, AT(int32_t, 12), 2, inv_freq, 1.0,
+    CHECK(rope_cache_with(spare, AT(float, 0), 4, 4, 0, AT(int32_t, 12), 2, inv_freq, 1.0,
                             POSENC_ROPE_PRECISION_FLOAT32) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_cache(AT(float, 8), spare, 4, 4, 0, AT(int32_t, 0), 2, inv_freq, 1.0,
+    CHECK(rope_cache_with(AT(float, 8), spare, 4, 4, 0, AT(int32_t, 0), 2, inv_freq, 1.0,
                             POSENC_ROPE_PRECISION_FLOAT64) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_cache(AT(float, 0), spare, 4, 4, 0, NULL, 2, AT(double, 8), 1.0,
+    CHECK(rope_cache_with(AT(float, 0), spare, 4, 4, 0, NULL, 2, AT(double, 8), 1.0,
                             POSENC_ROPE_PRECISION_FLOAT64) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_cache(spare, AT(float, 4), 4, 4, 0, NULL, 2, AT(double, 0), 1.0,
+    CHECK(rope_cache_with(spare, AT(float, 4), 4, 4, 0, NULL, 2, AT(double, 0), 1.0,
                             POSENC_ROPE_PRECISION_FLOAT32) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(arena_unchanged());
     /* touching: positions at [16, 32), cos at [0, 16), sin at [32, 48), inv_freq at [48, 56) */
-    CHECK(posenc_rope_cache(AT(float, 0), AT(float, 32), 4, 4, 0, AT(int32_t, 16), 2, AT(double, 48), 1.0,
+    CHECK(rope_cache_with(AT(float, 0), AT(float, 32), 4, 4, 0, AT(int32_t, 16), 2, AT(double, 48), 1.0,
                             POSENC_ROPE_PRECISION_FLOAT64) == POSENC_OK);
     /* no row: an empty output overlaps nothing */
     arena_reset();
-    CHECK(posenc_rope_cache(AT(float, 0), AT(float, 64), 0, 0, 0, AT(int32_t, 0), 2, AT(double, 0), 1.0,
+    CHECK(rope_cache_with(AT(float, 0), AT(float, 64), 0, 0, 0, AT(int32_t, 0), 2, AT(double, 0), 1.0,
                             POSENC_ROPE_PRECISION_FLOAT64) == POSENC_OK);
     CHECK(arena_unchanged());
 }
@@ -102,24 +103,24 @@ static void test_rope_frequencies(void)
     arena_reset();
     longrope.short_factor = AT(double, 16); /* seq_len 0: the short factors are in use */
     longrope.long_factor = AT(double, 256);
-    CHECK(posenc_rope_frequencies(AT(double, 0), 4, 8, 0, &longrope, 0, &attention) ==
+    CHECK(rope_freqs(AT(double, 0), 4, 8, 0, &longrope, 0, &attention) ==
           POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_frequencies(AT(double, 280), 4, 8, 0, &longrope, 8192, &attention) ==
+    CHECK(rope_freqs(AT(double, 280), 4, 8, 0, &longrope, 8192, &attention) ==
           POSENC_ERR_INVALID_ARGUMENT);
     /* the list not in use overlaps: refused too (both lists are inputs) */
-    CHECK(posenc_rope_frequencies(AT(double, 248), 4, 8, 0, &longrope, 0, &attention) ==
+    CHECK(rope_freqs(AT(double, 248), 4, 8, 0, &longrope, 0, &attention) ==
           POSENC_ERR_INVALID_ARGUMENT);
     /* the attention factor over inv_freq: two outputs in one place */
-    CHECK(posenc_rope_frequencies(AT(double, 512), 4, 8, 0, NULL, 0, AT(double, 536)) ==
+    CHECK(rope_freqs(AT(double, 512), 4, 8, 0, NULL, 0, AT(double, 536)) ==
           POSENC_ERR_INVALID_ARGUMENT);
     CHECK(attention == 0 && arena_unchanged());
 
     /* allowed: touching lists; the attention factor over a factor list (written
      * after the last read); a type that ignores the factor lists */
-    CHECK(posenc_rope_frequencies(AT(double, 48), 4, 8, 0, &longrope, 0, &attention) == POSENC_OK);
-    CHECK(posenc_rope_frequencies(spare, 4, 8, 0, &longrope, 0, AT(double, 16)) == POSENC_OK);
+    CHECK(rope_freqs(AT(double, 48), 4, 8, 0, &longrope, 0, &attention) == POSENC_OK);
+    CHECK(rope_freqs(spare, 4, 8, 0, &longrope, 0, AT(double, 16)) == POSENC_OK);
     longrope.type = POSENC_ROPE_DEFAULT;
-    CHECK(posenc_rope_frequencies(AT(double, 16), 4, 8, 0, &longrope, 0, &attention) == POSENC_OK &&
+    CHECK(rope_freqs(AT(double, 16), 4, 8, 0, &longrope, 0, &attention) == POSENC_OK &&
           attention == 1.0);
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "rope_calls.h"
 #include "posenc.h"
 
 #define ANCHOR_EVERY 1024
@@ -195,10 +196,10 @@ static void test_rope_cache_anchors(void)
     for (int precision = 0; precision < 2; precision++)
         for (size_t fi = 0; fi < 2; fi++) {
             double a = factors[fi];
-            CHECKF(posenc_rope_cache(c, s, LEN * 4, LEN, -1500, NULL, 8, rope_freq, a, precision) == POSENC_OK &&
+            CHECKF(rope_cache_with(c, s, LEN * 4, LEN, -1500, NULL, 8, rope_freq, a, precision) == POSENC_OK &&
                        cache_anchors_direct(c, s, LEN, NULL, -1500, a, precision),
                    "offset, precision %d, A %g", precision, a);
-            CHECKF(posenc_rope_cache(c, s, LEN * 4, LEN, 0, listed, 8, rope_freq, a, precision) == POSENC_OK &&
+            CHECKF(rope_cache_with(c, s, LEN * 4, LEN, 0, listed, 8, rope_freq, a, precision) == POSENC_OK &&
                        cache_anchors_direct(c, s, LEN, listed, 0, a, precision),
                    "listed, precision %d, A %g", precision, a);
         }
@@ -249,7 +250,7 @@ static void test_rope_apply_anchors(void)
                 for (size_t i = 0; i < n; i++) /* every pair (a, b) = (0, 1) */
                     was[i] = (float)(layout == POSENC_ROPE_HALF ? (i % HD) / 4 : i % 2);
                 memcpy(x, was, sizeof *x * n);
-                int ok = posenc_rope_apply(x, n, BATCH, SEQ, HEADS, HD, HD, layout, rope_freq, 1.0,
+                int ok = rope_apply_with(x, n, BATCH, SEQ, HEADS, HD, HD, layout, rope_freq, 1.0,
                                            listed ? 0 : -1050, listed ? positions : NULL,
                                            listed ? BATCH * SEQ : 0, precision) == POSENC_OK;
                 for (size_t b = 0; b < BATCH; b++)

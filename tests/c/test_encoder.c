@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "posenc.h"
+#include "rope_calls.h"
+#include "posenc_encoder.h"
 
 #define COUNT(a) (sizeof(a) / sizeof(a)[0])
 
@@ -348,7 +349,7 @@ static void test_encoder_forward(void)
         { POSENC_POSITIONAL_ROPE, POSENC_NORM_POST, POSENC_ACTIVATION_GELU, 1, 1, 0, NULL, POSENC_QUERY_SCALE_MINISTRAL3 },
     };
     double inv_freq[HD / 2], att;
-    CHECK(posenc_rope_frequencies(inv_freq, HD / 2, HD, 0, NULL, 0, &att) == POSENC_OK);
+    CHECK(rope_freqs(inv_freq, HD / 2, HD, 0, NULL, 0, &att) == POSENC_OK);
     static float params[20000], work[4096], attn[L * H * S * S];
     float out[S * D];
     double want[S * D], want_attn[L * H * S * S];
@@ -357,9 +358,9 @@ static void test_encoder_forward(void)
         posenc_encoder_config cfg = { 0 };
         cfg.vocab_size = V, cfg.d_model = D, cfg.heads = H, cfg.d_ff = FF, cfg.layers = L, cfg.languages = LANGS;
         cfg.positional = c->positional, cfg.norm = c->norm, cfg.activation = c->activation;
-        cfg.final_norm = c->final_norm, cfg.rope_inv_freq = inv_freq;
-        cfg.query_scale = c->query_scale, cfg.query_floor_scale = 2, cfg.query_attn_scale = 0.5;
-        cfg.query_beta = 0.3, cfg.query_original_max_position = 2;
+        cfg.final_norm = c->final_norm, cfg.rope.inv_freq = inv_freq;
+        cfg.query_scale.type = c->query_scale, cfg.query_scale.floor_scale = 2, cfg.query_scale.attn_scale = 0.5;
+        cfg.query_scale.beta = 0.3, cfg.query_scale.original_max_position = 2;
         size_t params_len, work_len;
         CHECK(posenc_encoder_sizes(&cfg, S, &params_len, &work_len) == POSENC_OK);
         size_t layer = 4 * (D * D + D) + 4 * D + 2 * FF * D + FF + D;
@@ -370,14 +371,14 @@ static void test_encoder_forward(void)
         CHECKF(params_len == expect && work_len == 2 * S * D + 3 * S * D + 4 * S + (biased ? H * (2 * S - 1) : 0),
                "case %zu: sizes %zu %zu", n, params_len, work_len);
         fill(params, params_len, 0.5f);
-        CHECK(posenc_encoder_forward(out, COUNT(out), &cfg, params, params_len, tokens, S, c->mask, c->causal,
+        CHECK(posenc_encoder_forward(out, COUNT(out), &cfg, params, params_len, tokens, S, NULL, c->mask, c->causal,
                                      c->language, attn, COUNT(attn), work, work_len) == POSENC_OK);
         ref_encoder(want, c, params, tokens, want_attn);
         double e = rel_error(out, want, COUNT(out)), ea = rel_error(attn, want_attn, COUNT(attn));
         CHECKF(e < 1e-5 && ea < 1e-5, "case %zu: output %g, attention %g", n, e, ea);
         /* without attention out: the same bits */
         float out2[S * D];
-        CHECK(posenc_encoder_forward(out2, COUNT(out2), &cfg, params, params_len, tokens, S, c->mask, c->causal,
+        CHECK(posenc_encoder_forward(out2, COUNT(out2), &cfg, params, params_len, tokens, S, NULL, c->mask, c->causal,
                                      c->language, NULL, 0, work, work_len) == POSENC_OK &&
               memcmp(out, out2, sizeof out) == 0);
     }
@@ -395,14 +396,14 @@ static void test_encoder_errors(void)
     CHECK(posenc_encoder_sizes(&ok, S, &pl, &wl) == POSENC_OK);
     out[0] = 42;
 #define FORWARD(cfg, toks, lang, a, alen, wlen) \
-    posenc_encoder_forward(out, COUNT(out), cfg, params, pl, toks, S, NULL, 0, lang, a, alen, work, wlen)
+    posenc_encoder_forward(out, COUNT(out), cfg, params, pl, toks, S, NULL, NULL, 0, lang, a, alen, work, wlen)
     CHECK(FORWARD(&ok, bad, -1, NULL, 0, wl) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(FORWARD(&ok, tokens, 0, NULL, 0, wl) == POSENC_ERR_INVALID_ARGUMENT); /* no languages */
     CHECK(FORWARD(&ok, tokens, -1, NULL, 0, wl - 1) == POSENC_ERR_BUFFER_TOO_SMALL);
     CHECK(FORWARD(&ok, tokens, -1, attn, COUNT(attn) - 1, wl) == POSENC_ERR_BUFFER_TOO_SMALL);
     CHECK(FORWARD(&ok, tokens, -1, NULL, 4, wl) == POSENC_ERR_NULL_POINTER);
     CHECK(FORWARD(NULL, tokens, -1, NULL, 0, wl) == POSENC_ERR_NULL_POINTER);
-    CHECK(posenc_encoder_forward(out, COUNT(out), &ok, params, pl, tokens, S, NULL, 0, -1, NULL, 0, params + 8, wl) ==
+    CHECK(posenc_encoder_forward(out, COUNT(out), &ok, params, pl, tokens, S, NULL, NULL, 0, -1, NULL, 0, params + 8, wl) ==
           POSENC_ERR_INVALID_ARGUMENT); /* work overlaps params */
     posenc_encoder_config c;
     int invalid = 1;
@@ -418,14 +419,14 @@ static void test_encoder_errors(void)
         case 6: c.final_norm = 2; break;
         case 7: c.norm_eps = -1; break;
         case 8: c.embed_scale = NAN; break;
-        case 9: c.positional = POSENC_POSITIONAL_ROPE; break; /* no frequencies */
-        case 10: c.positional = POSENC_POSITIONAL_ROPE, c.rope_inv_freq = inv_freq, c.rotary_dim = 3; break;
-        case 11: c.positional = POSENC_POSITIONAL_SINUSOIDAL, c.sinusoidal_base = 0.5; break;
-        case 12: c.positional = POSENC_POSITIONAL_ALIBI, c.alibi_max_bias = -1; break;
-        case 13: c.positional = POSENC_POSITIONAL_T5, c.t5_num_buckets = 3; break;
+        case 9: c.positional = POSENC_POSITIONAL_ROPE, c.rope.base = 0.5; break; /* base must be > 1 */
+        case 10: c.positional = POSENC_POSITIONAL_ROPE, c.rope.inv_freq = inv_freq, c.rope.rotary_dim = 3; break;
+        case 11: c.positional = POSENC_POSITIONAL_SINUSOIDAL, c.sinusoidal.base = 0.5; break;
+        case 12: c.positional = POSENC_POSITIONAL_ALIBI, c.alibi.max_bias = -1; break;
+        case 13: c.positional = POSENC_POSITIONAL_T5, c.t5.num_buckets = 3; break;
         }
         int status = FORWARD(&c, tokens, -1, NULL, 0, sizeof work / sizeof *work);
-        invalid &= status == POSENC_ERR_INVALID_ARGUMENT || (field == 9 && status == POSENC_ERR_NULL_POINTER);
+        invalid &= status == POSENC_ERR_INVALID_ARGUMENT;
         if (!invalid) {
             CHECKF(0, "field %d: status %d", field, status);
             invalid = 1;
@@ -433,7 +434,10 @@ static void test_encoder_errors(void)
     }
     CHECK(out[0] == 42); /* nothing written on any error */
     c = ok;
-    c.vocab_size = SIZE_MAX / 2;
+    c.vocab_size = SIZE_MAX / 2; /* past its row's bound, 2^31 - 1 */
+    CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_ERR_INVALID_ARGUMENT);
+    c = ok;
+    c.d_model = c.d_ff = (size_t)1 << 30, c.layers = POSENC_POSITION_MAX; /* each in range, the count is not */
     CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_ERR_SIZE_OVERFLOW);
     CHECK(posenc_encoder_sizes(&ok, (size_t)1 << 40, &pl, &wl) != POSENC_OK);
     CHECK(posenc_encoder_sizes(&ok, S, NULL, &wl) == POSENC_ERR_NULL_POINTER);
@@ -459,7 +463,7 @@ static void test_encoder_logits(void)
     float hidden[S * D], logits[S * V], none[S * V];
     posenc_encoder_config c = { 0 };
     c.vocab_size = V, c.d_model = D, c.heads = H, c.d_ff = FF, c.layers = L, c.final_norm = 1;
-    c.positional = POSENC_POSITIONAL_LEARNED, c.max_length = S;
+    c.positional = POSENC_POSITIONAL_LEARNED, c.learned.max_length = S;
     size_t layer = 4 * (D * D + D) + 4 * D + 2 * FF * D + FF + D;
     for (int head = POSENC_LM_HEAD_OWN; head <= POSENC_LM_HEAD_TIED; head++) {
         c.lm_head = head;
@@ -468,9 +472,9 @@ static void test_encoder_logits(void)
         size_t want_params = (V + S) * D + L * layer + 2 * D + (head == POSENC_LM_HEAD_OWN ? V * D : 0);
         CHECKF(pl == want_params && wl == 2 * S * D + 3 * S * D + 4 * S + S * D, "head %d: sizes %zu %zu", head, pl, wl);
         fill(params, pl, 0.5f);
-        CHECK(posenc_encoder_forward(hidden, COUNT(hidden), &c, params, pl, tokens, S, NULL, 1, -1, NULL, 0, work,
+        CHECK(posenc_encoder_forward(hidden, COUNT(hidden), &c, params, pl, tokens, S, NULL, NULL, 1, -1, NULL, 0, work,
                                      wl) == POSENC_OK);
-        CHECK(posenc_encoder_logits(logits, COUNT(logits), &c, params, pl, tokens, S, NULL, 1, -1, NULL, 0, work,
+        CHECK(posenc_encoder_logits(logits, COUNT(logits), &c, params, pl, tokens, S, NULL, NULL, 1, -1, NULL, 0, work,
                                     wl) == POSENC_OK);
         const float *w = head == POSENC_LM_HEAD_TIED ? params : params + pl - V * D;
         double want[S * V];
@@ -482,9 +486,9 @@ static void test_encoder_logits(void)
                 want[s * V + v] = dot;
             }
         CHECKF(rel_error(logits, want, COUNT(logits)) < 1e-6, "head %d: %g", head, rel_error(logits, want, S * V));
-        CHECK(posenc_encoder_logits(logits, COUNT(logits) - 1, &c, params, pl, tokens, S, NULL, 1, -1, NULL, 0, work,
+        CHECK(posenc_encoder_logits(logits, COUNT(logits) - 1, &c, params, pl, tokens, S, NULL, NULL, 1, -1, NULL, 0, work,
                                     wl) == POSENC_ERR_BUFFER_TOO_SMALL);
-        CHECK(posenc_encoder_logits(logits, COUNT(logits), &c, params, pl, tokens, S, NULL, 1, -1, NULL, 0, work,
+        CHECK(posenc_encoder_logits(logits, COUNT(logits), &c, params, pl, tokens, S, NULL, NULL, 1, -1, NULL, 0, work,
                                     wl - 1) == POSENC_ERR_BUFFER_TOO_SMALL);
     }
     size_t pl, wl;
@@ -493,7 +497,7 @@ static void test_encoder_logits(void)
     CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_OK);
     memset(none, 0x5a, sizeof none);
     float before = none[0];
-    CHECK(posenc_encoder_logits(none, COUNT(none), &c, params, pl, tokens, S, NULL, 1, -1, NULL, 0, work, wl) ==
+    CHECK(posenc_encoder_logits(none, COUNT(none), &c, params, pl, tokens, S, NULL, NULL, 1, -1, NULL, 0, work, wl) ==
           POSENC_ERR_INVALID_ARGUMENT);
     CHECK(memcmp(&none[0], &before, sizeof before) == 0);
     c.lm_head = 3;
@@ -501,16 +505,16 @@ static void test_encoder_logits(void)
     /* learned: a longer sequence than the table, or no table */
     c.lm_head = POSENC_LM_HEAD_TIED;
     CHECK(posenc_encoder_sizes(&c, S + 1, &pl, &wl) == POSENC_ERR_INVALID_ARGUMENT);
-    c.max_length = 0;
+    c.learned.max_length = 0;
     CHECK(posenc_encoder_sizes(&c, 0, &pl, &wl) == POSENC_ERR_INVALID_ARGUMENT);
-    c.max_length = S;
+    c.learned.max_length = S;
     static const int32_t longer[S + 1] = { 0, 1, 2, 3, 4, 5 };
-    CHECK(posenc_encoder_forward(hidden, COUNT(hidden) + D, &c, params, 20000, longer, S + 1, NULL, 1, -1, NULL, 0,
+    CHECK(posenc_encoder_forward(hidden, COUNT(hidden) + D, &c, params, 20000, longer, S + 1, NULL, NULL, 1, -1, NULL, 0,
                                  work, COUNT(work)) == POSENC_ERR_INVALID_ARGUMENT);
     /* no layers: x[s] = E[t_s] * scale + P[s], one float product and one sum */
     c.layers = 0, c.final_norm = 0, c.embed_scale = 1.5;
     CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_OK && pl == (V + S) * D);
-    CHECK(posenc_encoder_forward(hidden, COUNT(hidden), &c, params, pl, tokens, S, NULL, 0, -1, NULL, 0, work, wl) ==
+    CHECK(posenc_encoder_forward(hidden, COUNT(hidden), &c, params, pl, tokens, S, NULL, NULL, 0, -1, NULL, 0, work, wl) ==
           POSENC_OK);
     int exact = 1;
     for (int s = 0; s < S; s++)
@@ -583,7 +587,7 @@ static void test_overlaps(void)
     double inv_freq[HD / 2] = { 1, 0.01 };
     posenc_encoder_config c = { 0 };
     c.vocab_size = V, c.d_model = D, c.heads = H, c.d_ff = FF, c.layers = L;
-    c.positional = POSENC_POSITIONAL_ROPE, c.rope_inv_freq = inv_freq;
+    c.positional = POSENC_POSITIONAL_ROPE, c.rope.inv_freq = inv_freq;
     size_t pl, wl;
     CHECK(posenc_encoder_sizes(&c, S, &pl, &wl) == POSENC_OK && pl <= COUNT(params) && wl <= COUNT(wk));
     fill(params, pl, 0.5f);
@@ -592,25 +596,25 @@ static void test_overlaps(void)
         u.i[i] = 1;
     /* tokens inside out, inside work, inside attention; the mask inside work;
        the frequencies inside work */
-    CHECK(posenc_encoder_forward(u.f, S * D, &c, params, pl, u.i + S, S, NULL, 0, -1, NULL, 0, wk, wl) ==
+    CHECK(posenc_encoder_forward(u.f, S * D, &c, params, pl, u.i + S, S, NULL, NULL, 0, -1, NULL, 0, wk, wl) ==
           POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i + wl - 1, S, NULL, 0, -1, NULL, 0, u.f, wl) ==
+    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i + wl - 1, S, NULL, NULL, 0, -1, NULL, 0, u.f, wl) ==
           POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i, S, NULL, 0, -1, u.f + 1, COUNT(attn), wk, wl) ==
+    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i, S, NULL, NULL, 0, -1, u.f + 1, COUNT(attn), wk, wl) ==
           POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i + wl, S, u.i + 4, 0, -1, NULL, 0, u.f, wl) ==
+    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i + wl, S, NULL, u.i + 4, 0, -1, NULL, 0, u.f, wl) ==
           POSENC_ERR_INVALID_ARGUMENT);
     unchanged = 1;
     for (int i = 0; i < 4096; i++)
         unchanged &= u.i[i] == 1;
     CHECK(unchanged);
-    c.rope_inv_freq = u.d + 10;
+    c.rope.inv_freq = u.d + 10;
     u.d[10] = 1, u.d[11] = 0.01;
-    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i + 2 * wl, S, NULL, 0, -1, NULL, 0, u.f, wl) ==
+    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i + 2 * wl, S, NULL, NULL, 0, -1, NULL, 0, u.f, wl) ==
           POSENC_ERR_INVALID_ARGUMENT);
     CHECK(u.d[10] == 1 && u.d[11] == 0.01);
-    c.rope_inv_freq = inv_freq;
-    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i, S, u.i + S, 0, -1, attn, COUNT(attn), wk, wl) ==
+    c.rope.inv_freq = inv_freq;
+    CHECK(posenc_encoder_forward(enc, S * D, &c, params, pl, u.i, S, NULL, u.i + S, 0, -1, attn, COUNT(attn), wk, wl) ==
           POSENC_OK);
 }
 

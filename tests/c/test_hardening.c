@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "posenc.h"
+#include "rope_calls.h"
+#include "posenc_encoder.h"
 
 #define COUNT(a) (sizeof(a) / sizeof(a)[0])
 
@@ -20,7 +21,7 @@
  * through the wasm build). */
 static void test_empty_results_do_no_work(void)
 {
-    size_t big = SIZE_MAX / 64; /* big * 64 (rope_apply's batch) still fits size_t */
+    size_t big = POSENC_POSITION_MAX; /* the largest count a parameter takes (posenc.h's table) */
     float x[4] = { 1, 2, 3, 4 };
     double inv_freq[1] = { 1.0 };
     int32_t positions[1] = { 0 };
@@ -29,10 +30,10 @@ static void test_empty_results_do_no_work(void)
           POSENC_OK);
     CHECK(posenc_alibi_bias(x, 0, big, 0, 4, 0, 1, 0) == POSENC_OK);
     CHECK(posenc_alibi_bias(x, 0, big, 4, 0, 0, 0, 0) == POSENC_OK);
-    CHECK(posenc_rope_apply(x, 0, big * 64, 0, 1, 2, 2, POSENC_ROPE_HALF, inv_freq, 1.0, 0, positions, 0,
+    CHECK(rope_apply_with(x, 0, big, 0, 1, 2, 2, POSENC_ROPE_HALF, inv_freq, 1.0, 0, positions, 0,
                             POSENC_ROPE_PRECISION_FLOAT64) == POSENC_OK);
     /* attention over zero tokens: it looped over every head */
-    CHECK(posenc_attention(x, 0, x, x, x, 0, 0, big * 4, 1, NULL, 0, NULL, 0, NULL, 0, NULL, 0) == POSENC_OK);
+    CHECK(posenc_attention(x, 0, x, x, x, 0, 0, big, 1, NULL, 0, NULL, 0, NULL, 0, NULL, 0) == POSENC_OK);
     CHECK(x[0] == 1 && x[3] == 4);
 }
 
@@ -52,18 +53,18 @@ static void test_rope_rejects_overflowing_parameters(void)
             f[1] = bad_freq[i];
             memset(c, 0x5A, sizeof c);
             memset(x, 0x5A, sizeof x);
-            rejected += posenc_rope_cache(c, s, 4, 2, 0, positions, 4, f, 1.0, precision) ==
+            rejected += rope_cache_with(c, s, 4, 2, 0, positions, 4, f, 1.0, precision) ==
                         POSENC_ERR_INVALID_ARGUMENT;
-            rejected += posenc_rope_apply(x, 8, 1, 2, 1, 4, 4, POSENC_ROPE_HALF, f, 1.0, 0, positions, 2,
+            rejected += rope_apply_with(x, 8, 1, 2, 1, 4, 4, POSENC_ROPE_HALF, f, 1.0, 0, positions, 2,
                                           precision) == POSENC_ERR_INVALID_ARGUMENT;
             untouched &= c[0] == c[3] && x[0] == x[7];
             cases += 2;
         }
         f[1] = 0.01;
         for (size_t i = 0; i < COUNT(bad_attention); i++) {
-            rejected += posenc_rope_cache(c, s, 4, 2, 0, positions, 4, f, bad_attention[i], precision) ==
+            rejected += rope_cache_with(c, s, 4, 2, 0, positions, 4, f, bad_attention[i], precision) ==
                         POSENC_ERR_INVALID_ARGUMENT;
-            rejected += posenc_rope_apply(x, 8, 1, 2, 1, 4, 4, POSENC_ROPE_HALF, f, bad_attention[i], 0,
+            rejected += rope_apply_with(x, 8, 1, 2, 1, 4, 4, POSENC_ROPE_HALF, f, bad_attention[i], 0,
                                           positions, 2, precision) == POSENC_ERR_INVALID_ARGUMENT;
             cases += 2;
         }
@@ -75,7 +76,7 @@ static void test_rope_rejects_overflowing_parameters(void)
     int32_t extremes[2] = { INT32_MIN, INT32_MAX };
     int finite = 1;
     for (int precision = 0; precision < 2; precision++) {
-        CHECK(posenc_rope_cache(c, s, 4, 2, 0, extremes, 4, f, FLT_MAX, precision) == POSENC_OK);
+        CHECK(rope_cache_with(c, s, 4, 2, 0, extremes, 4, f, FLT_MAX, precision) == POSENC_OK);
         for (int i = 0; i < 4; i++)
             finite &= isfinite(c[i]) && isfinite(s[i]);
     }
@@ -85,14 +86,14 @@ static void test_rope_rejects_overflowing_parameters(void)
     posenc_rope_scaling linear = { 0 };
     linear.type = POSENC_ROPE_LINEAR;
     linear.factor = 1e-300; /* f_0 = 1 / factor = 1e300 */
-    CHECK(posenc_rope_frequencies(inv, 2, 4, 0, &linear, 0, &attention) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_freqs(inv, 2, 4, 0, &linear, 0, &attention) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(attention == 0);
     posenc_rope_scaling yarn = { 0 };
     yarn.type = POSENC_ROPE_YARN;
     yarn.factor = 4;
     yarn.original_max_position_embeddings = 4096;
     yarn.attention_factor = 1e300;
-    CHECK(posenc_rope_frequencies(inv, 2, 4, 0, &yarn, 0, &attention) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_freqs(inv, 2, 4, 0, &yarn, 0, &attention) == POSENC_ERR_INVALID_ARGUMENT);
 }
 
 /* A product with a zero factor is zero, whatever the others: a partial

@@ -10,7 +10,7 @@
 #include "nn_attend.h"
 #include "nn_kernels.h"
 #include "nn_math.h"
-#include "posenc.h"
+#include "posenc_encoder.h"
 
 #define COUNT(a) (sizeof(a) / sizeof(a)[0])
 

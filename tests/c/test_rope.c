@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "rope_calls.h"
 #include "posenc.h"
 
 #define PI_D 3.14159265358979323846
@@ -63,25 +64,25 @@ static void test_frequencies(void)
     double f[64], ref[64], att = 0;
     posenc_rope_scaling s = { 0 };
 
-    CHECK(posenc_rope_frequencies(f, 32, 64, 0, NULL, 0, &att) == POSENC_OK && att == 1.0);
+    CHECK(rope_freqs(f, 32, 64, 0, NULL, 0, &att) == POSENC_OK && att == 1.0);
     for (size_t k = 0; k < 32; k++)
         ref[k] = theta(10000, k, 64);
     CHECK(max_rel(f, ref, 32) <= 4e-16);
 
     s.type = POSENC_ROPE_LINEAR;
     s.factor = 4;
-    CHECK(posenc_rope_frequencies(f, 32, 64, 10000, &s, 0, &att) == POSENC_OK && att == 1.0);
+    CHECK(rope_freqs(f, 32, 64, 10000, &s, 0, &att) == POSENC_OK && att == 1.0);
     for (size_t k = 0; k < 32; k++)
         ref[k] = theta(10000, k, 64) / 4;
     CHECK(max_rel(f, ref, 32) <= 4e-16);
 
     /* dynamic NTK: below max_position_embeddings the base is unchanged */
     s = (posenc_rope_scaling){ .type = POSENC_ROPE_DYNAMIC, .factor = 2, .max_position_embeddings = 2048 };
-    CHECK(posenc_rope_frequencies(f, 32, 64, 10000, &s, 1000, &att) == POSENC_OK);
+    CHECK(rope_freqs(f, 32, 64, 10000, &s, 1000, &att) == POSENC_OK);
     for (size_t k = 0; k < 32; k++)
         ref[k] = theta(10000, k, 64);
     CHECK(max_rel(f, ref, 32) <= 4e-16);
-    CHECK(posenc_rope_frequencies(f, 32, 64, 10000, &s, 8192, &att) == POSENC_OK);
+    CHECK(rope_freqs(f, 32, 64, 10000, &s, 8192, &att) == POSENC_OK);
     double b2 = 10000 * pow(2.0 * 8192 / 2048 - 1, 64.0 / 62.0);
     for (size_t k = 0; k < 32; k++)
         ref[k] = theta(b2, k, 64);
@@ -102,7 +103,7 @@ static void test_frequencies(void)
                  yc[i].ms, yc[i].msad, !yc[i].no_trunc);
         if (yc[i].att)
             ref_att = yc[i].att;
-        int st = posenc_rope_frequencies(f, 32, 64, 10000, &s, 0, &att);
+        int st = rope_freqs(f, 32, 64, 10000, &s, 0, &att);
         CHECKF(st == 0 && max_rel(f, ref, 32) <= 1e-15 && rel_err(att, ref_att) <= 1e-15,
                "yarn case %zu: status %d, error %g, attention %.17g vs %.17g", i, st,
                max_rel(f, ref, 32), att, ref_att);
@@ -111,7 +112,7 @@ static void test_frequencies(void)
     /* Llama 3.1 (factor 8, 1, 4, 8192 on base 500000) */
     s = (posenc_rope_scaling){ .type = POSENC_ROPE_LLAMA3, .factor = 8, .original_max_position_embeddings = 8192,
                                .low_freq_factor = 1, .high_freq_factor = 4 };
-    CHECK(posenc_rope_frequencies(f, 64, 128, 500000, &s, 0, &att) == POSENC_OK && att == 1.0);
+    CHECK(rope_freqs(f, 64, 128, 500000, &s, 0, &att) == POSENC_OK && att == 1.0);
     int bands[3] = { 0, 0, 0 };
     for (size_t k = 0; k < 64; k++) {
         double t = theta(500000, k, 128), wl = 2 * PI_D / t;
@@ -138,7 +139,7 @@ static void test_frequencies(void)
         const double *e = pass == 2 ? longf : shortf;
         for (size_t k = 0; k < 4; k++)
             ref[k] = 1 / (e[k] * pow(10000, (double)(2 * k) / 8));
-        CHECKF(posenc_rope_frequencies(f, 4, 8, 10000, &s, seq, &att) == 0 && max_rel(f, ref, 4) <= 4e-16 &&
+        CHECKF(rope_freqs(f, 4, 8, 10000, &s, seq, &att) == 0 && max_rel(f, ref, 4) <= 4e-16 &&
                    rel_err(att, want_att) <= 4e-16, "longrope seq %zu", seq);
     }
 }
@@ -176,7 +177,7 @@ static void test_frequency_errors(void)
     };
     int all = 1;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        int st = posenc_rope_frequencies(f, 8, 8, 10000, &cases[i], 0, &att);
+        int st = rope_freqs(f, 8, 8, 10000, &cases[i], 0, &att);
         if (st != POSENC_ERR_INVALID_ARGUMENT) {
             all = 0;
             fprintf(stderr, "frequency error case %zu: status %d\n", i, st);
@@ -184,16 +185,16 @@ static void test_frequency_errors(void)
     }
     CHECK(all);
     posenc_rope_scaling nulls = { .type = POSENC_ROPE_LONGROPE, .max_position_embeddings = 100, .factors_len = 4 };
-    CHECK(posenc_rope_frequencies(f, 8, 8, 10000, &nulls, 0, &att) == POSENC_ERR_NULL_POINTER);
+    CHECK(rope_freqs(f, 8, 8, 10000, &nulls, 0, &att) == POSENC_ERR_NULL_POINTER);
     posenc_rope_scaling dyn = { .type = POSENC_ROPE_DYNAMIC, .factor = 2, .max_position_embeddings = 8 };
-    CHECK(posenc_rope_frequencies(f, 8, 2, 10000, &dyn, 0, &att) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_frequencies(f, 8, 7, 10000, NULL, 0, &att) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_frequencies(f, 8, 0, 10000, NULL, 0, &att) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_frequencies(f, 8, 8, 1.0, NULL, 0, &att) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_frequencies(f, 8, 8, NAN, NULL, 0, &att) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_frequencies(f, 3, 8, 10000, NULL, 0, &att) == POSENC_ERR_BUFFER_TOO_SMALL);
-    CHECK(posenc_rope_frequencies(NULL, 8, 8, 10000, NULL, 0, &att) == POSENC_ERR_NULL_POINTER);
-    CHECK(posenc_rope_frequencies(f, 8, 8, 10000, NULL, 0, NULL) == POSENC_ERR_NULL_POINTER);
+    CHECK(rope_freqs(f, 8, 2, 10000, &dyn, 0, &att) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_freqs(f, 8, 7, 10000, NULL, 0, &att) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_freqs(f, 8, 0, 10000, NULL, 0, &att) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_freqs(f, 8, 8, 1.0, NULL, 0, &att) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_freqs(f, 8, 8, NAN, NULL, 0, &att) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_freqs(f, 3, 8, 10000, NULL, 0, &att) == POSENC_ERR_BUFFER_TOO_SMALL);
+    CHECK(rope_freqs(NULL, 8, 8, 10000, NULL, 0, &att) == POSENC_ERR_NULL_POINTER);
+    CHECK(rope_freqs(f, 8, 8, 10000, NULL, 0, NULL) == POSENC_ERR_NULL_POINTER);
     int untouched = att == 42;
     for (int i = 0; i < 8; i++)
         untouched &= f[i] == 42;
@@ -203,7 +204,7 @@ static void test_frequency_errors(void)
     posenc_rope_scaling equal = { .type = POSENC_ROPE_LLAMA3, .factor = 16, .original_max_position_embeddings = 8192,
                                   .low_freq_factor = 1, .high_freq_factor = 1 };
     double g[64];
-    CHECK(posenc_rope_frequencies(g, 64, 128, 500000, &equal, 0, &att) == POSENC_OK && att == 1.0);
+    CHECK(rope_freqs(g, 64, 128, 500000, &equal, 0, &att) == POSENC_OK && att == 1.0);
     int same = 1;
     for (int k = 0; k < 64; k++) {
         double fk = pow(500000.0, -2.0 * k / 128.0), wavelen = 2 * 3.14159265358979323846 / fk;
@@ -231,7 +232,7 @@ static void test_cache(void)
         f[k] = theta(10000, k, R);
     static const int32_t offsets[] = { 0, -35, (1 << 20) - 40, (1 << 24) - 40 };
     for (size_t oi = 0; oi < 4; oi++) {
-        int st = posenc_rope_cache(c, s, LEN * H, LEN, offsets[oi], NULL, 2 * H, f, att, 0);
+        int st = rope_cache_with(c, s, LEN * H, LEN, offsets[oi], NULL, 2 * H, f, att, 0);
         double worst = 0;
         for (size_t r = 0; r < LEN; r++)
             for (size_t k = 0; k < H; k++) {
@@ -245,7 +246,7 @@ static void test_cache(void)
     int32_t pos[LEN];
     for (size_t r = 0; r < LEN; r++)
         pos[r] = (int32_t)(r * 7919u * 131u) - (1 << 22);
-    CHECK(posenc_rope_cache(c, s, LEN * H, LEN, 0, pos, 2 * H, f, att, 1) == 0);
+    CHECK(rope_cache_with(c, s, LEN * H, LEN, 0, pos, 2 * H, f, att, 1) == 0);
     int exact = 1;
     for (size_t r = 0; r < LEN; r++)
         for (size_t k = 0; k < H; k++) {
@@ -255,16 +256,16 @@ static void test_cache(void)
         }
     CHECK(exact);
     float keep = c[0] = 42;
-    CHECK(posenc_rope_cache(c, s, LEN * H - 1, LEN, 0, NULL, 2 * H, f, att, 0) == POSENC_ERR_BUFFER_TOO_SMALL);
-    CHECK(posenc_rope_cache(c, s, LEN * H, LEN, INT32_MAX - 10, NULL, 2 * H, f, att, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_cache(c, s, LEN * H, LEN, 0, NULL, 2 * H - 1, f, att, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_cache(c, s, LEN * H, LEN, 0, NULL, 2 * H, f, 0.0, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_cache(c, s, LEN * H, LEN, 0, NULL, 2 * H, f, att, 2) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_cache(c, c + 1, LEN * H, LEN, 0, NULL, 2 * H, f, att, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_cache(c, s, SIZE_MAX, SIZE_MAX / 4, 0, pos, 2 * H, f, att, 0) == POSENC_ERR_SIZE_OVERFLOW);
-    CHECK(posenc_rope_cache(NULL, s, LEN * H, LEN, 0, NULL, 2 * H, f, att, 0) == POSENC_ERR_NULL_POINTER);
+    CHECK(rope_cache_with(c, s, LEN * H - 1, LEN, 0, NULL, 2 * H, f, att, 0) == POSENC_ERR_BUFFER_TOO_SMALL);
+    CHECK(rope_cache_with(c, s, LEN * H, LEN, INT32_MAX - 10, NULL, 2 * H, f, att, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_cache_with(c, s, LEN * H, LEN, 0, NULL, 2 * H - 1, f, att, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_cache_with(c, s, LEN * H, LEN, 0, NULL, 2 * H, f, -1.0, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_cache_with(c, s, LEN * H, LEN, 0, NULL, 2 * H, f, att, 2) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_cache_with(c, c + 1, LEN * H, LEN, 0, NULL, 2 * H, f, att, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_cache_with(c, s, SIZE_MAX, SIZE_MAX / 4, 0, pos, 2 * H, f, att, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_cache_with(NULL, s, LEN * H, LEN, 0, NULL, 2 * H, f, att, 0) == POSENC_ERR_NULL_POINTER);
     f[3] = NAN;
-    CHECK(posenc_rope_cache(c, s, LEN * H, LEN, 0, NULL, 2 * H, f, att, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_cache_with(c, s, LEN * H, LEN, 0, NULL, 2 * H, f, att, 0) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(c[0] == keep);
 }
 
@@ -294,7 +295,7 @@ static int check_apply(size_t batch, size_t seq, size_t heads, size_t head_dim, 
         x0[i] = x[i] = rnd() * 3.0f;
     for (size_t k = 0; k < rot / 2; k++)
         f[k] = theta(10000, k, rot);
-    int ok = posenc_rope_apply(x, n, batch, seq, heads, head_dim, rot, layout, f, att, offset, pos, pos_len,
+    int ok = rope_apply_with(x, n, batch, seq, heads, head_dim, rot, layout, f, att, offset, pos, pos_len,
                                0) == POSENC_OK;
     for (size_t b = 0; b < batch && ok; b++)
         for (size_t s = 0; s < seq; s++) {
@@ -344,8 +345,8 @@ static void test_apply_matches_cache(void)
         for (int layout = 0; layout < 2; layout++) {
             for (size_t i = 0; i < S * HEADS * D; i++)
                 x[i] = y[i] = rnd();
-            CHECK(posenc_rope_cache(c, s, S * R / 2, S, 1000003, NULL, R, f, 1.1, precision) == 0);
-            CHECK(posenc_rope_apply(x, S * HEADS * D, 1, S, HEADS, D, R, layout, f, 1.1, 1000003, NULL, 0,
+            CHECK(rope_cache_with(c, s, S * R / 2, S, 1000003, NULL, R, f, 1.1, precision) == 0);
+            CHECK(rope_apply_with(x, S * HEADS * D, 1, S, HEADS, D, R, layout, f, 1.1, 1000003, NULL, 0,
                                     precision) == 0);
             int same = 1;
             for (size_t r = 0; r < S; r++)
@@ -380,8 +381,8 @@ static void test_apply_positions_runs(void)
         pos[r] = r < 1500 ? (int32_t)(5 + r) : r < 1510 ? (int32_t)(1000 - r) : r < 1590 ? (int32_t)(100 + r) : INT32_MAX - (int32_t)(S - 1 - r);
     for (size_t i = 0; i < S * HEADS * D; i++)
         x[i] = y[i] = rnd();
-    CHECK(posenc_rope_cache(c, s, S * R / 2, S, 0, pos, R, f, 1.0, 0) == 0);
-    CHECK(posenc_rope_apply(x, S * HEADS * D, 1, S, HEADS, D, R, 0, f, 1.0, 0, pos, S, 0) == 0);
+    CHECK(rope_cache_with(c, s, S * R / 2, S, 0, pos, R, f, 1.0, 0) == 0);
+    CHECK(rope_apply_with(x, S * HEADS * D, 1, S, HEADS, D, R, 0, f, 1.0, 0, pos, S, 0) == 0);
     double worst = 0;
     for (size_t r = 0; r < S; r++)
         for (size_t h = 0; h < HEADS; h++) {
@@ -443,9 +444,9 @@ static void test_apply_bhsd_is_a_permutation(void)
                     for (size_t i = 0; i < N; i++)
                         bshd[i] = rnd();
                     permute_heads(bhsd, bshd, B, S, H, D, 1); /* the permuted copy */
-                    int st = posenc_rope_apply(bshd, N, B, S, H, D, R, layout, f, 1.25, -3, p, positions_len[pi],
+                    int st = rope_apply_with(bshd, N, B, S, H, D, R, layout, f, 1.25, -3, p, positions_len[pi],
                                                precision);
-                    int st2 = posenc_rope_apply_ordered(bhsd, N, B, S, H, D, POSENC_ROPE_ORDER_BHSD, R, layout, f,
+                    int st2 = rope_apply_ordered_with(bhsd, N, B, S, H, D, POSENC_ROPE_ORDER_BHSD, R, layout, f,
                                                         1.25, -3, p, positions_len[pi], precision);
                     permute_heads(want, bshd, B, S, H, D, 1);
                     CHECKF(st == 0 && st2 == 0 && memcmp(bhsd, want, N * sizeof *want) == 0,
@@ -462,16 +463,16 @@ static void test_apply_bhsd_is_a_permutation(void)
     /* BSHD through the ordered entry is posenc_rope_apply */
     for (size_t i = 0; i < N; i++)
         x[i] = y[i] = rnd();
-    CHECK(posenc_rope_apply(x, N, B, S, H, D, D, 0, f, 1.0, 5, NULL, 0, 0) == 0);
-    CHECK(posenc_rope_apply_ordered(y, N, B, S, H, D, POSENC_ROPE_ORDER_BSHD, D, 0, f, 1.0, 5, NULL, 0, 0) == 0);
+    CHECK(rope_apply_with(x, N, B, S, H, D, D, 0, f, 1.0, 5, NULL, 0, 0) == 0);
+    CHECK(rope_apply_ordered_with(y, N, B, S, H, D, POSENC_ROPE_ORDER_BSHD, D, 0, f, 1.0, 5, NULL, 0, 0) == 0);
     CHECK(memcmp(x, y, sizeof y) == 0);
     /* errors: an unknown order, and the checks of posenc_rope_apply; nothing written */
-    CHECK(posenc_rope_apply_ordered(x, N, B, S, H, D, 2, D, 0, f, 1.0, 0, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_apply_ordered(x, N, B, S, H, D, -1, D, 0, f, 1.0, 0, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_apply_ordered(x, N - 1, B, S, H, D, 1, D, 0, f, 1.0, 0, NULL, 0, 0) == POSENC_ERR_BUFFER_TOO_SMALL);
-    CHECK(posenc_rope_apply_ordered(x, N, B, S, H, D, 1, D, 0, f, 1.0, 0, (const int32_t *)(const void *)(x + 8), S,
+    CHECK(rope_apply_ordered_with(x, N, B, S, H, D, 2, D, 0, f, 1.0, 0, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_apply_ordered_with(x, N, B, S, H, D, -1, D, 0, f, 1.0, 0, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_apply_ordered_with(x, N - 1, B, S, H, D, 1, D, 0, f, 1.0, 0, NULL, 0, 0) == POSENC_ERR_BUFFER_TOO_SMALL);
+    CHECK(rope_apply_ordered_with(x, N, B, S, H, D, 1, D, 0, f, 1.0, 0, (const int32_t *)(const void *)(x + 8), S,
                                     0) == POSENC_ERR_INVALID_ARGUMENT); /* positions inside x */
-    CHECK(posenc_rope_apply_ordered(NULL, N, B, S, H, D, 1, D, 0, f, 1.0, 0, NULL, 0, 0) == POSENC_ERR_NULL_POINTER);
+    CHECK(rope_apply_ordered_with(NULL, N, B, S, H, D, 1, D, 0, f, 1.0, 0, NULL, 0, 0) == POSENC_ERR_NULL_POINTER);
     CHECK(memcmp(x, y, sizeof y) == 0);
 }
 
@@ -482,20 +483,21 @@ static void test_apply_errors(void)
     int32_t pos[6] = { 0 };
     for (int i = 0; i < 96; i++)
         x[i] = 42;
-    CHECK(posenc_rope_apply(x, 96, 1, 6, 2, 8, 7, 0, f, 1, 0, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_apply(x, 96, 1, 6, 2, 8, 10, 0, f, 1, 0, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_apply(x, 96, 1, 6, 0, 8, 8, 0, f, 1, 0, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_apply(x, 96, 0, 6, 2, 8, 8, 0, f, 1, 0, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_apply(x, 96, 1, 6, 2, 8, 8, 2, f, 1, 0, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_apply(x, 96, 1, 6, 2, 8, 8, 0, f, 1, 0, NULL, 0, 5) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_apply(x, 96, 1, 6, 2, 8, 8, 0, f, INFINITY, 0, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_apply(x, 96, 1, 6, 2, 8, 8, 0, f, 1, INT32_MAX - 2, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_apply(x, 96, 1, 6, 2, 8, 8, 0, f, 1, 0, pos, 5, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_apply(x, 96, 1, 6, 2, 8, 8, 0, f, 1, 0, NULL, 6, 0) == POSENC_ERR_NULL_POINTER);
-    CHECK(posenc_rope_apply(x, 95, 1, 6, 2, 8, 8, 0, f, 1, 0, NULL, 0, 0) == POSENC_ERR_BUFFER_TOO_SMALL);
-    CHECK(posenc_rope_apply(x, 96, SIZE_MAX / 2, 6, 2, 8, 8, 0, f, 1, 0, NULL, 0, 0) == POSENC_ERR_SIZE_OVERFLOW);
+    CHECK(rope_apply_with(x, 96, 1, 6, 2, 8, 7, 0, f, 1, 0, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_apply_with(x, 96, 1, 6, 2, 8, 10, 0, f, 1, 0, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_apply_with(x, 96, 1, 6, 0, 8, 8, 0, f, 1, 0, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_apply_with(x, 96, 0, 6, 2, 8, 8, 0, f, 1, 0, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_apply_with(x, 96, 1, 6, 2, 8, 8, 2, f, 1, 0, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_apply_with(x, 96, 1, 6, 2, 8, 8, 0, f, 1, 0, NULL, 0, 5) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_apply_with(x, 96, 1, 6, 2, 8, 8, 0, f, INFINITY, 0, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_apply_with(x, 96, 1, 6, 2, 8, 8, 0, f, 1, INT32_MAX - 2, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_apply_with(x, 96, 1, 6, 2, 8, 8, 0, f, 1, 0, pos, 5, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_apply_with(x, 96, 1, 6, 2, 8, 8, 0, f, 1, 0, NULL, 6, 0) == POSENC_ERR_NULL_POINTER);
+    CHECK(rope_apply_with(x, 95, 1, 6, 2, 8, 8, 0, f, 1, 0, NULL, 0, 0) == POSENC_ERR_BUFFER_TOO_SMALL);
+    CHECK(rope_apply_with(x, 96, SIZE_MAX / 2, 6, 2, 8, 8, 0, f, 1, 0, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_apply_with(x, 96, INT32_MAX, INT32_MAX, INT32_MAX, 8, 8, 0, f, 1, 0, NULL, 0, 0) == POSENC_ERR_SIZE_OVERFLOW);
     f[2] = -INFINITY;
-    CHECK(posenc_rope_apply(x, 96, 1, 6, 2, 8, 8, 0, f, 1, 0, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_apply_with(x, 96, 1, 6, 2, 8, 8, 0, f, 1, 0, NULL, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
     int untouched = 1;
     for (int i = 0; i < 96; i++)
         untouched &= x[i] == 42;
@@ -528,8 +530,8 @@ static void test_permute(void)
             a1 += (double)w[r * IN + i] * in[i], a2 += (double)wp[r * IN + i] * in[i];
         q1[r] = (float)a1, q2[r] = (float)a2;
     }
-    CHECK(posenc_rope_apply(q1, HEADS * D, 1, 1, HEADS, D, R, POSENC_ROPE_INTERLEAVED, f, 1, 12345, NULL, 0, 0) == 0);
-    CHECK(posenc_rope_apply(q2, HEADS * D, 1, 1, HEADS, D, R, POSENC_ROPE_HALF, f, 1, 12345, NULL, 0, 0) == 0);
+    CHECK(rope_apply_with(q1, HEADS * D, 1, 1, HEADS, D, R, POSENC_ROPE_INTERLEAVED, f, 1, 12345, NULL, 0, 0) == 0);
+    CHECK(rope_apply_with(q2, HEADS * D, 1, 1, HEADS, D, R, POSENC_ROPE_HALF, f, 1, 12345, NULL, 0, 0) == 0);
     int same = 1;
     for (size_t h = 0; h < HEADS; h++)
         for (size_t j = 0; j < D; j++) {

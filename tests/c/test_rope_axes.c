@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "rope_calls.h"
 #include "posenc.h"
 
 #define EPS23 (1.0 / 8388608.0) /* 2^-23 */
@@ -32,7 +33,7 @@ static void test_cache_formula(void)
         pos[2 * LEN + r] = r % 9 - 4;
     }
     for (int precision = 0; precision < 2; precision++) {
-        int st = posenc_rope_axes_cache(c, s, LEN * HALF, LEN, pos, 3, sections, 0, R, f, 1.5, precision);
+        int st = rope_axes_cache_with(c, s, LEN * HALF, LEN, pos, 3, sections, 0, R, f, 1.5, precision);
         double worst = 0;
         for (size_t r = 0; r < LEN; r++)
             for (size_t k = 0; k < HALF; k++) {
@@ -75,8 +76,8 @@ static void test_interleaved_formula(void)
     for (size_t r = 0; r < LEN; r++)
         for (size_t k = 0; k < HALF; k++)
             x[r * R + k] = 1.0f;
-    int st = posenc_rope_axes_cache(c, s, LEN * HALF, LEN, pos, 3, sections, POSENC_AXES_INTERLEAVED, R, f, 1.0, 0);
-    int sa = posenc_rope_axes_apply(x, LEN * R, 1, LEN, 1, R, POSENC_ROPE_ORDER_BSHD, R, POSENC_ROPE_HALF, f, 1.0, pos,
+    int st = rope_axes_cache_with(c, s, LEN * HALF, LEN, pos, 3, sections, POSENC_AXES_INTERLEAVED, R, f, 1.0, 0);
+    int sa = rope_axes_apply_with(x, LEN * R, 1, LEN, 1, R, POSENC_ROPE_ORDER_BSHD, R, POSENC_ROPE_HALF, f, 1.0, pos,
                                     3 * LEN, 3, sections, POSENC_AXES_INTERLEAVED, 0);
     double worst = 0;
     size_t on_axis[3] = { 0, 0, 0 };
@@ -95,10 +96,10 @@ static void test_interleaved_formula(void)
     CHECK(on_axis[0] == 24 && on_axis[1] == 20 && on_axis[2] == 20); /* sections count each axis's pairs */
     /* an axis whose last pair a + 3 (sections[a] - 1) does not exist: [8, 28, 28] of 64 */
     static const size_t too_many[3] = { 8, 28, 28 };
-    CHECK(posenc_rope_axes_cache(c, s, LEN * HALF, LEN, pos, 3, too_many, POSENC_AXES_INTERLEAVED, R, f, 1.0, 0) ==
+    CHECK(rope_axes_cache_with(c, s, LEN * HALF, LEN, pos, 3, too_many, POSENC_AXES_INTERLEAVED, R, f, 1.0, 0) ==
           POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_axes_cache(c, s, LEN * HALF, LEN, pos, 3, too_many, POSENC_AXES_SECTIONED, R, f, 1.0, 0) == POSENC_OK);
-    CHECK(posenc_rope_axes_cache(c, s, LEN * HALF, LEN, pos, 3, sections, 2, R, f, 1.0, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_axes_cache_with(c, s, LEN * HALF, LEN, pos, 3, too_many, POSENC_AXES_SECTIONED, R, f, 1.0, 0) == POSENC_OK);
+    CHECK(rope_axes_cache_with(c, s, LEN * HALF, LEN, pos, 3, sections, 2, R, f, 1.0, 0) == POSENC_ERR_INVALID_ARGUMENT);
 }
 
 /* Every axis at the same positions: posenc_rope_cache and posenc_rope_apply bit for bit. */
@@ -122,17 +123,17 @@ static void test_equal_axes_are_plain_rope(void)
             for (int order = 0; order < 2; order++) {
                 for (int i = 0; i < N; i++)
                     x[i] = y[i] = sinf((float)i * 0.37f);
-                int a = posenc_rope_apply_ordered(x, N, BATCH, SEQ, HEADS, D, order, D, layout, f, 1.0, 0, plain,
+                int a = rope_apply_ordered_with(x, N, BATCH, SEQ, HEADS, D, order, D, layout, f, 1.0, 0, plain,
                                                   BATCH * SEQ, precision);
-                int b = posenc_rope_axes_apply(y, N, BATCH, SEQ, HEADS, D, order, D, layout, f, 1.0, three,
+                int b = rope_axes_apply_with(y, N, BATCH, SEQ, HEADS, D, order, D, layout, f, 1.0, three,
                                                3 * BATCH * SEQ, 3, sections, 0, precision);
                 CHECKF(a == POSENC_OK && b == POSENC_OK && same_floats(x, y, N), "apply precision %d layout %d order %d",
                        precision, layout, order);
             }
     for (int a = 0; a < 2; a++) /* [2][seq] from the same positions */
         memcpy(three + a * SEQ, plain, SEQ * sizeof *plain);
-    int st1 = posenc_rope_cache(c1, s1, SEQ * HALF, SEQ, 0, plain, D, f, 1.25, 0);
-    int st2 = posenc_rope_axes_cache(c2, s2, SEQ * HALF, SEQ, three, 2, two, 0, D, f, 1.25, 0);
+    int st1 = rope_cache_with(c1, s1, SEQ * HALF, SEQ, 0, plain, D, f, 1.25, 0);
+    int st2 = rope_axes_cache_with(c2, s2, SEQ * HALF, SEQ, three, 2, two, 0, D, f, 1.25, 0);
     CHECK(st1 == POSENC_OK && st2 == POSENC_OK && same_floats(c1, c2, SEQ * HALF) && same_floats(s1, s2, SEQ * HALF));
     free(three);
     free(x);
@@ -217,25 +218,25 @@ static void test_errors(void)
         x[i] = 42.0f;
     for (int i = 0; i < 12; i++)
         out[i] = 42;
-    CHECK(posenc_rope_axes_cache(NULL, s, 16, 4, pos, 3, sections, 0, 8, f, 1, 0) == POSENC_ERR_NULL_POINTER);
-    CHECK(posenc_rope_axes_cache(c, s, 16, 4, NULL, 3, sections, 0, 8, f, 1, 0) == POSENC_ERR_NULL_POINTER);
-    CHECK(posenc_rope_axes_cache(c, s, 16, 4, pos, 3, NULL, 0, 8, f, 1, 0) == POSENC_ERR_NULL_POINTER);
-    CHECK(posenc_rope_axes_cache(c, s, 16, 4, pos, 3, bad_sum, 0, 8, f, 1, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_axes_cache(c, s, 16, 4, pos, 2, huge, 0, 8, f, 1, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_axes_cache(c, s, 16, 4, pos, 0, sections, 0, 8, f, 1, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_axes_cache(c, s, 16, 4, pos, 5, sections, 0, 8, f, 1, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_axes_cache(c, s, 16, 4, pos, 3, sections, 0, 7, f, 1, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_axes_cache(c, s, 16, 4, pos, 3, sections, 0, 8, f, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_axes_cache(c, s, 16, 4, pos, 3, sections, 0, 8, f, 1, 2) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_axes_cache(c, c + 1, 15, 4, pos, 3, sections, 0, 8, f, 1, 0) == POSENC_ERR_BUFFER_TOO_SMALL);
-    CHECK(posenc_rope_axes_cache(c, c + 4, 12, 3, pos, 3, sections, 0, 8, f, 1, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_axes_cache(c, s, 16, SIZE_MAX / 2, pos, 3, sections, 0, 8, f, 1, 0) == POSENC_ERR_SIZE_OVERFLOW);
-    CHECK(posenc_rope_axes_apply(x, 32, 1, 2, 2, 8, 0, 8, 0, f, 1, pos, 5, 3, sections, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_axes_apply(x, 32, 1, 2, 2, 8, 0, 8, 2, f, 1, pos, 6, 3, sections, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_axes_apply(x, 32, 1, 2, 2, 8, 2, 8, 0, f, 1, pos, 6, 3, sections, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_axes_apply(x, 32, 1, 2, 2, 6, 0, 8, 0, f, 1, pos, 6, 3, sections, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_rope_axes_apply(x, 31, 1, 2, 2, 8, 0, 8, 0, f, 1, pos, 6, 3, sections, 0, 0) == POSENC_ERR_BUFFER_TOO_SMALL);
-    CHECK(posenc_rope_axes_apply(x, 32, 1, 2, 2, 8, 0, 8, 0, f, 1, NULL, 6, 3, sections, 0, 0) == POSENC_ERR_NULL_POINTER);
+    CHECK(rope_axes_cache_with(NULL, s, 16, 4, pos, 3, sections, 0, 8, f, 1, 0) == POSENC_ERR_NULL_POINTER);
+    CHECK(rope_axes_cache_with(c, s, 16, 4, NULL, 3, sections, 0, 8, f, 1, 0) == POSENC_ERR_NULL_POINTER);
+    CHECK(rope_axes_cache_with(c, s, 16, 4, pos, 3, NULL, 0, 8, f, 1, 0) == POSENC_ERR_NULL_POINTER);
+    CHECK(rope_axes_cache_with(c, s, 16, 4, pos, 3, bad_sum, 0, 8, f, 1, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_axes_cache_with(c, s, 16, 4, pos, 2, huge, 0, 8, f, 1, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_axes_cache_with(c, s, 16, 4, pos, 0, sections, 0, 8, f, 1, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_axes_cache_with(c, s, 16, 4, pos, 5, sections, 0, 8, f, 1, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_axes_cache_with(c, s, 16, 4, pos, 3, sections, 0, 7, f, 1, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_axes_cache_with(c, s, 16, 4, pos, 3, sections, 0, 8, f, -1, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_axes_cache_with(c, s, 16, 4, pos, 3, sections, 0, 8, f, 1, 2) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_axes_cache_with(c, c + 1, 15, 4, pos, 3, sections, 0, 8, f, 1, 0) == POSENC_ERR_BUFFER_TOO_SMALL);
+    CHECK(rope_axes_cache_with(c, c + 4, 12, 3, pos, 3, sections, 0, 8, f, 1, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_axes_cache_with(c, s, 16, SIZE_MAX / 2, pos, 3, sections, 0, 8, f, 1, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_axes_apply_with(x, 32, 1, 2, 2, 8, 0, 8, 0, f, 1, pos, 5, 3, sections, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_axes_apply_with(x, 32, 1, 2, 2, 8, 0, 8, 2, f, 1, pos, 6, 3, sections, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_axes_apply_with(x, 32, 1, 2, 2, 8, 2, 8, 0, f, 1, pos, 6, 3, sections, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_axes_apply_with(x, 32, 1, 2, 2, 6, 0, 8, 0, f, 1, pos, 6, 3, sections, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_axes_apply_with(x, 31, 1, 2, 2, 8, 0, 8, 0, f, 1, pos, 6, 3, sections, 0, 0) == POSENC_ERR_BUFFER_TOO_SMALL);
+    CHECK(rope_axes_apply_with(x, 32, 1, 2, 2, 8, 0, 8, 0, f, 1, NULL, 6, 3, sections, 0, 0) == POSENC_ERR_NULL_POINTER);
     CHECK(posenc_mrope_positions(out, 12, 4, &odd, 1, 2, 0) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(posenc_mrope_positions(out, 12, 5, &text, 1, 2, 0) == POSENC_ERR_INVALID_ARGUMENT); /* seq is 4 */
     CHECK(posenc_mrope_positions(out, 11, 4, &text, 1, 2, 0) == POSENC_ERR_BUFFER_TOO_SMALL);
@@ -276,21 +277,19 @@ static void test_overlaps(void)
     spans[0].kind = POSENC_MROPE_TEXT;
     spans[0].t = 4;
     float sin_out[16];
-    /* positions inside cos_out, inv_freq inside x, sections inside x, spans inside out */
+    /* positions inside cos_out, inv_freq inside x, spans inside out (sections are the axes' own) */
     memcpy(mem.i, pos, sizeof pos);
-    CHECK(posenc_rope_axes_cache(mem.f, sin_out, 16, 4, mem.i, 3, sections, 0, 8, f, 1, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_axes_cache_with(mem.f, sin_out, 16, 4, mem.i, 3, sections, 0, 8, f, 1, 0) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(memcmp(mem.i, pos, sizeof pos) == 0);
     memcpy(mem.d, f, sizeof f);
-    CHECK(posenc_rope_axes_apply(mem.f, 16, 1, 2, 1, 8, 0, 8, 0, mem.d, 1, pos, 6, 3, sections, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(rope_axes_apply_with(mem.f, 16, 1, 2, 1, 8, 0, 8, 0, mem.d, 1, pos, 6, 3, sections, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(memcmp(mem.d, f, sizeof f) == 0);
-    memcpy(mem.z, sections, sizeof sections);
-    CHECK(posenc_rope_axes_apply(mem.f, 16, 1, 2, 1, 8, 0, 8, 0, f, 1, pos, 6, 3, mem.z, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
     memcpy(mem.d, spans, sizeof spans);
     CHECK(posenc_mrope_positions(mem.i, 12, 4, (const posenc_mrope_span *)(const void *)mem.d, 1, 2, 0) ==
           POSENC_ERR_INVALID_ARGUMENT);
     CHECK(memcmp(mem.d, spans, sizeof spans) == 0);
     /* only touching: fine */
-    CHECK(posenc_rope_axes_cache(mem.f, mem.f + 16, 16, 4, pos, 3, sections, 0, 8, f, 1, 0) == POSENC_OK);
+    CHECK(rope_axes_cache_with(mem.f, mem.f + 16, 16, 4, pos, 3, sections, 0, 8, f, 1, 0) == POSENC_OK);
 }
 
 void test_rope_axes(void)

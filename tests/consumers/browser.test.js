@@ -5,7 +5,7 @@
 // `Content-Security-Policy: script-src 'self' 'wasm-unsafe-eval'`. Every app
 // uses both entries: 'posenc', and 'posenc/encoder' with its own wasm and init().
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { cpSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, relative } from 'node:path';
 import {
@@ -147,9 +147,13 @@ export default {
   devtool: false,
 };
 `,
+    // every warning fails the build but webpack's size recommendations (244 KiB): this app
+    // bundles both entries, each with its wasm inline, and passes them (docs/install.md says so)
     'build.cjs': `const webpack = require(process.env.WEBPACK);
+const SIZE_HINTS = ['AssetsOverSizeLimitWarning', 'EntrypointsOverSizeLimitWarning', 'RuntimeInLargeChunkWarning'];
 webpack(require('./webpack.config.cjs'), (error, stats) => {
-  if (error || stats.hasErrors() || stats.hasWarnings()) {
+  const warnings = stats ? stats.compilation.warnings.filter((w) => !SIZE_HINTS.includes(w.name)) : [];
+  if (error || stats.hasErrors() || warnings.length) {
     console.error(error || stats.toString({ all: false, errors: true, warnings: true }));
     process.exit(1);
   }
@@ -157,12 +161,16 @@ webpack(require('./webpack.config.cjs'), (error, stats) => {
 `,
   });
 
+  // 5. the Web Worker example of docs/install.md, as it is (examples/worker/), built with no Vite config at all
+  cpSync(join(ROOT, 'examples', 'worker'), join(dir, 'worker-example'), { recursive: true });
+
   const builds = await Promise.all([
     runAsync(join(BIN, 'esbuild'), ['main.js', 'worker-main.js', 'worker.js', '--bundle', '--format=esm', '--platform=browser', '--outdir=out', '--log-level=warning'], { cwd: join(dir, 'esbuild') }),
     runAsync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build'], { cwd: join(dir, 'vite') }),
     runAsync(process.execPath, ['build.cjs'], { cwd: join(dir, 'webpack'), env: { WEBPACK: join(ROOT, 'node_modules', 'webpack') } }),
+    runAsync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build'], { cwd: join(dir, 'worker-example') }),
   ]);
-  for (const [name, b] of [['esbuild', builds[0]], ['vite', builds[1]], ['webpack', builds[2]]]) {
+  for (const [name, b] of [['esbuild', builds[0]], ['vite', builds[1]], ['webpack', builds[2]], ['vite (examples/worker/)', builds[3]]]) {
     if (b.status !== 0) throw new Error(`${name} build failed (${b.status}):\n${b.stdout}\n${b.stderr}`);
   }
   for (const bundler of ['esbuild', 'webpack']) {
@@ -249,4 +257,30 @@ describe.each(['esbuild', 'vite', 'webpack'])('bundled with %s (default settings
   test('a Web Worker bundled alongside computes it too', async () => {
     checkResult(await openAndRead(browser, url(`${bundler}/out/worker.html`)), { inWorker: true });
   });
+});
+
+// docs/install.md's Web Worker example, the files of examples/worker/ as they
+// are, built by `vite build` with no config (Vite's default worker format,
+// iife, is where a worker's top-level await fails) and served as a site root.
+describe('the Web Worker example of docs/install.md (examples/worker/), vite build with its default config', () => {
+  test('the worker computes the table and the page logs it, under the strict CSP', async () => {
+    const site = await serve(join(dir, 'worker-example', 'dist'));
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const problems = [];
+      const logged = new Promise((resolve) => page.on('console', (m) => {
+        if (m.type() === 'error') problems.push(m.text());
+        if (m.type() === 'log') resolve(m.text());
+      }));
+      page.on('pageerror', (e) => problems.push(e.message));
+      await page.goto(`${site.url}/index.html`);
+      const text = await Promise.race([logged, new Promise((resolve) => setTimeout(() => resolve('(nothing logged in 20 s)'), 20000))]);
+      expect(text).toBe(`sinusoidal table: ${2048 * 512} values`);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+      await site.close();
+    }
+  }, 30000);
 });

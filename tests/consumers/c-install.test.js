@@ -36,11 +36,13 @@ int main(void) {
 }
 `;
 
-test('make install puts the header, the static library and posenc.pc under PREFIX', () => {
-  for (const file of ['include/posenc.h', 'lib/libposenc.a', 'lib/pkgconfig/posenc.pc']) {
+test('make install puts the headers, the static library and posenc.pc under PREFIX', () => {
+  for (const file of ['include/posenc.h', 'include/posenc_encoder.h', 'lib/libposenc.a', 'lib/pkgconfig/posenc.pc']) {
     expect(() => readFileSync(join(prefix, file))).not.toThrow();
   }
-  expect(readFileSync(join(prefix, 'include/posenc.h'), 'utf8')).toBe(readFileSync(join(ROOT, 'include/posenc.h'), 'utf8'));
+  for (const header of ['include/posenc.h', 'include/posenc_encoder.h']) {
+    expect(readFileSync(join(prefix, header), 'utf8')).toBe(readFileSync(join(ROOT, header), 'utf8'));
+  }
 });
 
 test('pkg-config knows posenc: its version is the package version, its flags point into PREFIX', () => {

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE, ROOT, packed } from './scratch.js';
+import { links } from '../docs-markdown.js';
 
 const pkg = PACKAGE;
 
@@ -17,13 +18,15 @@ describe('package.json', () => {
     expect(readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8')).toContain(`## [${pkg.version}]`);
   });
 
-  test('has no runtime dependencies and no install scripts', () => {
+  test('has no runtime dependencies and no install scripts; packing checks the build first', () => {
     for (const key of ['dependencies', 'peerDependencies', 'optionalDependencies', 'bundleDependencies', 'bundledDependencies']) {
       expect(pkg[key] ?? {}).toEqual({});
     }
-    for (const script of ['preinstall', 'install', 'postinstall', 'prepare', 'prepack', 'postpack', 'prepublish']) {
+    for (const script of ['preinstall', 'install', 'postinstall', 'prepare', 'postpack', 'prepublish']) {
       expect(pkg.scripts?.[script]).toBeUndefined();
     }
+    // run by npm pack and publish only: refuses a missing or stale dist/ (tests/package/prepack.test.js)
+    expect(pkg.scripts.prepack).toBe('node tools/prepack.mjs');
     expect(pkg.gypfile).toBeUndefined();
   });
 
@@ -44,7 +47,7 @@ describe('package.json', () => {
   test('has a CLI (bin) whose file is in the files whitelist and starts with a node shebang', () => {
     expect(pkg.bin).toEqual({ posenc: 'bin/posenc.js' });
     expect(pkg.files).toContain('bin/posenc.js');
-    expect(pkg.files).toContain('src/cli/*.js');
+    expect(pkg.files).toContain('dist/cli.mjs');
     expect(readFileSync(join(ROOT, 'bin/posenc.js'), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
   });
 });
@@ -56,27 +59,27 @@ describe('the tarball (npm pack)', () => {
       'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md',
       'dist/posenc.mjs', 'dist/posenc.cjs', 'dist/posenc.d.ts', 'dist/posenc.d.cts', 'dist/posenc.wasm',
       'dist/encoder.mjs', 'dist/encoder.cjs', 'dist/encoder.d.ts', 'dist/encoder.d.cts', 'dist/posenc-encoder.wasm',
-      'bin/posenc.js', 'src/cli/main.js', 'src/cli/commands.js', 'src/cli/formats.js', 'src/cli/torch.js',
-      'include/posenc.h',
+      'bin/posenc.js', 'dist/cli.mjs',
+      'include/posenc.h', 'include/posenc_encoder.h', 'src/encoder/encoder.c',
     ];
     for (const file of needed) expect(files).toContain(file);
     // the C sources ship for C users who vendor from npm; nothing else may come along
-    const allowed = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/[\w-]+\.md|dist\/(?:posenc|encoder)[\w-]*\.(mjs|cjs|d\.ts|d\.cts|wasm)|bin\/posenc\.js|src\/cli\/\w+\.js|include\/posenc\.h|src\/\w+\.[ch])$/;
+    // and what the docs link to: their picture, the examples, the training notes
+    const allowed = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/[\w-]+\.md|docs\/train-view\.png|examples\/[\w-]+\.mjs|examples\/worker\/[\w-]+\.(js|html)|tools\/train\/README\.md|dist\/(?:posenc|encoder)[\w-]*\.(mjs|cjs|d\.ts|d\.cts|wasm)|dist\/cli\.mjs|bin\/posenc\.js|include\/posenc(?:_encoder)?\.h|src\/(?:encoder\/)?\w+\.[ch])$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
   });
 
-  test("the README's and the docs' links to pages resolve inside the tarball (node_modules/posenc reads whole)", () => {
+  test("every relative link of the shipped pages resolves inside the tarball (node_modules/posenc reads whole)", () => {
     const { files } = packed();
-    const pages = files.filter((f) => f === 'README.md' || /^docs\/.*\.md$/.test(f));
+    const pages = files.filter((f) => /\.md$/.test(f));
     expect(pages.length).toBeGreaterThan(5);
     const missing = [];
     for (const page of pages) {
-      const text = readFileSync(join(ROOT, page), 'utf8');
-      for (const [, target] of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
-        if (/^[a-z]+:/.test(target)) continue; // https:, mailto:
-        const path = new URL(target, `file:///${page}`).pathname.slice(1);
-        // only pages: a picture (docs/*.png) and the repository's own tools stay in the repository
-        if (/\.md$/.test(path) && !path.startsWith('tools/') && !files.includes(path)) missing.push(`${page} -> ${target}`);
+      for (const { target } of links(readFileSync(join(ROOT, page), 'utf8'))) {
+        if (/^[a-z]+:/.test(target) || target.startsWith('#')) continue; // https:, mailto:, this page
+        const path = decodeURIComponent(new URL(target.split('#')[0], `file:///${page}`).pathname.slice(1));
+        const found = path.endsWith('/') ? files.some((f) => f.startsWith(path)) : files.includes(path);
+        if (!found) missing.push(`${page} -> ${target}`);
       }
     }
     expect(missing).toEqual([]);
@@ -95,7 +98,8 @@ describe('the tarball (npm pack)', () => {
   test('is small', () => {
     const { bytes } = packed();
     console.log(`posenc tarball: ${bytes} bytes (${packed().files.length} files)`);
-    // two entries, each with its wasm as files and inline in ESM and CommonJS (a page fetches one entry: tests/size.test.js)
-    expect(bytes).toBeLessThan(600 * 1024);
+    // two entries, each with its wasm as files and inline in ESM and CommonJS (a page fetches one entry:
+    // tests/size.test.js), and the README's picture of the train view (95 KB, docs/train-view.png)
+    expect(bytes).toBeLessThan(700 * 1024);
   });
 });

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, NOTEBOOK, ROOT, maxDiff, mustRun, run, workspace, writeFiles } from './scratch.js';
+import { blocks, pages, read } from '../docs-markdown.js';
 
 const TSC = join(BIN, 'tsc');
 let dir;
@@ -74,7 +75,7 @@ console.log(JSON.stringify({
 
 // The encoder's entry: its own init(), the encoder, .safetensors, and every positional function.
 const USE_ENCODER = `import {
-  init, createEncoder, encoderTensorShapes, readSafetensors, writeSafetensors, softmax, previousTokenHead,
+  init, createEncoder, encoderTensorShapes, readSafetensors, writeSafetensors, softmax,
   POSITIONAL_TYPES, CONFIG_METADATA_KEY, SAFETENSORS_DTYPES, ropeCache, allocate,
 } from 'posenc/encoder';
 import type { Decoder, Encoder, EncoderOptions, Positional, PositionalType, QueryScale, WasmArray } from 'posenc/encoder';
@@ -97,11 +98,10 @@ const file: Uint8Array = enc.toSafetensors();
 const read = readSafetensors(file);
 const bytes: Uint8Array = writeSafetensors(read.tensors);
 const probs: Float32Array = softmax(Float32Array.of(1, 2, 3));
-const head = previousTokenHead(enc.tensors(), { heads: 2, positional });
 const type: PositionalType = POSITIONAL_TYPES[2] ?? 'rope';
 const cache: { cos: Float32Array; sin: Float32Array } = ropeCache({ rotaryDim: 4, length: 2 });
 console.log(JSON.stringify({ logits: logits.length, out: out.length, shapes: Object.keys(shapes).length, bytes: bytes.length > 0,
-  probs: probs.length, head: Object.keys(head).length, type, key: CONFIG_METADATA_KEY, dtypes: SAFETENSORS_DTYPES.length, cache: cache.cos.length,
+  probs: probs.length, type, key: CONFIG_METADATA_KEY, dtypes: SAFETENSORS_DTYPES.length, cache: cache.cos.length,
   next: next.length + again.length, cached, generated: generated.length }));
 `;
 
@@ -202,22 +202,60 @@ test('the ESM file compiled by tsc runs and computes the notebook table', () => 
   expect([out.cos, out.sin, out.bias, out.xl, out.slopes, out.shorthand, out.grid, out.steps]).toEqual([4 * 8, 4 * 8, 2 * 3 * 5, 12, 8, 8, 7 * 8, 2 * 9]);
   expect([out.mrope, out.patches]).toEqual([(12 + 14 * 21 + 5) * 128, 24 * 32]);
   const enc = JSON.parse(mustRun(process.execPath, [join('out', 'encoder.mjs')], { cwd: dir }).stdout);
-  expect(enc).toEqual({ logits: 30, out: 24, shapes: 17, bytes: true, probs: 3, head: 18, type: 'rope', key: 'posenc.config', dtypes: 4, cache: 4, next: 20, cached: 4, generated: 4 });
+  expect(enc).toEqual({ logits: 30, out: 24, shapes: 17, bytes: true, probs: 3, type: 'rope', key: 'posenc.config', dtypes: 4, cache: 4, next: 20, cached: 4, generated: 4 });
 });
 
 test.each([['posenc', 'posenc'], ['posenc/encoder', 'encoder']])('%s: the declarations and the runtime export the same names; each runtime export type-checks by name', async (specifier, file) => {
   const dts = readFileSync(join(ROOT, 'dist', `${file}.d.ts`), 'utf8');
   const own = [...dts.matchAll(/^export (?:declare )?(?:function|const|class|let) (\w+)/gm)].map((m) => m[1]);
+  if (/^export default /m.test(dts)) own.push('default');
   // the encoder's declarations take every name of posenc's (export * from './posenc.js')
-  const inherited = file === 'encoder' ? Object.keys(await import('../../dist/posenc.mjs')) : [];
+  // (export * passes on every name but the default export)
+  const inherited = file === 'encoder' ? Object.keys(await import('../../dist/posenc.mjs')).filter((k) => k !== 'default') : [];
   const runtime = Object.keys(await import(`../../dist/${file}.mjs`)).sort();
   expect([...new Set([...own, ...inherited])].sort()).toEqual(runtime);
-  expect(readFileSync(join(ROOT, 'dist', `${file}.d.cts`), 'utf8')).toBe(dts.replaceAll("from './posenc.js'", "from './posenc.cjs'"));
+  expect(readFileSync(join(ROOT, 'dist', `${file}.d.cts`), 'utf8')).toBe(dts.replaceAll("'./posenc.js'", "'./posenc.cjs'"));
   // importing a name the declarations lack is a compile error (TS2305)
+  const named = runtime.filter((k) => k !== 'default');
+  const defaultImport = runtime.includes('default') ? 'whole, ' : '';
   writeFiles(dir, {
-    [`every-${file}.mts`]: `import { ${runtime.join(', ')} } from '${specifier}';\nexport const all = [${runtime.join(', ')}];\n`,
+    [`every-${file}.mts`]: `import ${defaultImport}{ ${named.join(', ')} } from '${specifier}';\nexport const all = [${defaultImport}${named.join(', ')}];\n`,
     [`tsconfig.every-${file}.json`]: config({ module: 'node16', moduleResolution: 'node16', lib: ['es2022'] }, [`every-${file}.mts`]),
   });
   const r = tsc(`tsconfig.every-${file}.json`);
   expect(r.stdout + r.stderr).toBe('');
+});
+
+// The docs' JavaScript, pasted into .ts files as a TypeScript user would paste
+// it: every block that imports from posenc alone (the others need @types/node
+// or tfjs, or are CommonJS) type-checks under strict settings. An options
+// object kept in a variable must keep its literal types there (type:
+// 'llama3' is not a string): the README's quick start is among them.
+describe("the docs' examples type-check as pasted into a .ts file", () => {
+  const imports = (code) => [...code.matchAll(/^\s*import\b[^'"]*['"]([^'"]+)['"]/gm)].map((m) => m[1]);
+  const docs = pages().flatMap((page) => blocks(read(page)).map((b) => ({ page, ...b })))
+    .filter((b) => ['js', 'javascript', 'mjs', 'ts'].includes(b.info[0]) && !/\brequire\(/.test(b.code))
+    .filter((b) => imports(b.code).length > 0 && imports(b.code).every((i) => i === 'posenc' || i === 'posenc/encoder'));
+  // a worker's code sees the webworker lib (its postMessage takes one argument), a page's the DOM
+  const isWorker = (b) => /^\/\/ worker\.js/.test(b.code);
+  const name = (b) => `docs-${b.page.replace(/\W/g, '-')}-${b.line}.mts`;
+
+  test('there are blocks to check: the README\'s quick start among them', () => {
+    expect(docs.length).toBeGreaterThanOrEqual(12);
+    expect(docs.some((b) => b.page === 'README.md' && /scaling/.test(b.code))).toBe(true);
+  });
+
+  test.each([['page', false], ['worker', true]])('the %s blocks, strict, exactOptionalPropertyTypes', (kind, worker) => {
+    const chosen = docs.filter((b) => isWorker(b) === worker);
+    expect(chosen.length).toBeGreaterThan(0);
+    writeFiles(dir, {
+      ...Object.fromEntries(chosen.map((b) => [name(b), `${b.code}\nexport {};\n`])),
+      [`tsconfig.docs-${kind}.json`]: config(
+        { module: 'node16', moduleResolution: 'node16', lib: ['es2022', worker ? 'webworker' : 'dom'], exactOptionalPropertyTypes: true },
+        chosen.map(name),
+      ),
+    });
+    const r = tsc(`tsconfig.docs-${kind}.json`);
+    expect(r.stdout + r.stderr).toBe('');
+  });
 });

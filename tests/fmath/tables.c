@@ -65,14 +65,15 @@ static void run(const char *name, const double *a, int n)
         }
         posenc_rope_scaling s = { (int)a[3], 0, a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11],
                                   a[12], a[13], short_f, long_f, half };
-        int status = posenc_rope_frequencies(out, half, (size_t)a[0], a[1], &s, (size_t)a[2], out + half);
+        posenc_rope rope = { (size_t)a[0], a[1], s, (size_t)a[2], NULL, 0, 0, 0 };
+        int status = posenc_rope_frequencies(out, half, &rope, NULL, out + half);
         print_hex(status, out, (half + 1) * sizeof *out);
         free(out), free(short_f), free(long_f);
     } else if (strcmp(name, "rope_cache") == 0 && n >= 5) {
         size_t half = (size_t)(n - 4), len = (size_t)a[0] * half;
         float *out = allocate(2 * len, sizeof *out);
-        int status = posenc_rope_cache(out, out + len, len, (size_t)a[0], (int32_t)a[1], NULL, 2 * half,
-                                       a + 4, a[3], (int)a[2]);
+        posenc_rope rope = { 2 * half, 0, { 0 }, 0, a + 4, a[3], 0, (int)a[2] };
+        int status = posenc_rope_cache(out, out + len, len, (size_t)a[0], (int32_t)a[1], NULL, &rope);
         print_hex(status, out, 2 * len * sizeof *out);
         free(out);
     } else if (strcmp(name, "alibi_slopes") == 0 && n == 2) {

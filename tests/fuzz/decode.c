@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "posenc.h"
+#include "posenc_encoder.h"
 
 #define COUNT(a) (sizeof(a) / sizeof(a)[0])
 #define CANARY 0xA5
@@ -81,29 +81,29 @@ void take_encoder_config(fuzz_in *in, posenc_encoder_config *c, const double *in
     c->final_norm = take_enum(in, 2);
     c->embed_scale = take_u8(in) % 2 ? 0.0 : take_double(in); /* 0: the default */
     c->norm_eps = take_u8(in) % 2 ? 0.0 : take_double(in);
-    c->sinusoidal_base = take_u8(in) % 2 ? 0.0 : take_double(in);
-    c->sinusoidal_layout = take_enum(in, 4);
-    c->rope_layout = take_enum(in, 2);
-    c->rotary_dim = take_u8(in) % 2 ? 0 : take_size(in) % (2 * FUZZ_CAP + 2);
-    c->rope_precision = take_enum(in, 2);
-    c->rope_attention_factor = take_u8(in) % 2 ? 0.0 : take_double(in);
-    c->alibi_max_bias = take_u8(in) % 2 ? 0.0 : take_double(in);
-    c->t5_num_buckets = take_u8(in) % 2 ? 0 : small ? take_u8(in) % 40 : take_size(in);
-    c->t5_max_distance = take_u8(in) % 2 ? 0 : small ? take_u8(in) % 200 : take_size(in);
-    c->t5_unidirectional = take_enum(in, 2);
-    size_t rotary = c->rotary_dim ? c->rotary_dim : c->heads ? c->d_model / c->heads : 0;
-    c->rope_inv_freq = take_u8(in) % 16 && rotary / 2 <= FUZZ_CAP ? inv_freq : NULL;
-    c->max_length = small ? take_u8(in) % 12 : take_size(in);
+    c->sinusoidal.base = take_u8(in) % 2 ? 0.0 : take_double(in);
+    c->sinusoidal.layout = take_enum(in, 4);
+    c->rope.layout = take_enum(in, 2);
+    c->rope.rotary_dim = take_u8(in) % 2 ? 0 : take_size(in) % (2 * FUZZ_CAP + 2);
+    c->rope.precision = take_enum(in, 2);
+    c->rope.attention_factor = take_u8(in) % 2 ? 0.0 : take_double(in);
+    c->alibi.max_bias = take_u8(in) % 2 ? 0.0 : take_double(in);
+    c->t5.num_buckets = take_u8(in) % 2 ? 0 : small ? take_u8(in) % 40 : take_size(in);
+    c->t5.max_distance = take_u8(in) % 2 ? 0 : small ? take_u8(in) % 200 : take_size(in);
+    c->t5.unidirectional = take_enum(in, 2);
+    size_t rotary = c->rope.rotary_dim ? c->rope.rotary_dim : c->heads ? c->d_model / c->heads : 0;
+    c->rope.inv_freq = take_u8(in) % 16 && rotary / 2 <= FUZZ_CAP ? inv_freq : NULL;
+    c->learned.max_length = small ? take_u8(in) % 12 : take_size(in);
     c->lm_head = take_enum(in, 3);
 }
 
 void take_query_scale(fuzz_in *in, posenc_encoder_config *c)
 {
-    c->query_scale = take_enum(in, 3);
-    c->query_floor_scale = take_u8(in) % 2 ? 0.0 : take_double(in);
-    c->query_attn_scale = take_u8(in) % 2 ? 0.0 : take_double(in);
-    c->query_beta = take_double(in);
-    c->query_original_max_position = take_u8(in) % 2 ? (double)(1 + take_u8(in) % 8) : take_double(in);
+    c->query_scale.type = take_enum(in, 3);
+    c->query_scale.floor_scale = take_u8(in) % 2 ? 0.0 : take_double(in);
+    c->query_scale.attn_scale = take_u8(in) % 2 ? 0.0 : take_double(in);
+    c->query_scale.beta = take_double(in);
+    c->query_scale.original_max_position = take_u8(in) % 2 ? (double)(1 + take_u8(in) % 8) : take_double(in);
 }
 
 size_t take_small(fuzz_in *in)
@@ -333,7 +333,7 @@ void check_status(int status)
 {
     FUZZ_ASSERT(status == POSENC_OK || status == POSENC_ERR_NULL_POINTER ||
                 status == POSENC_ERR_INVALID_ARGUMENT || status == POSENC_ERR_SIZE_OVERFLOW ||
-                status == POSENC_ERR_BUFFER_TOO_SMALL);
+                status == POSENC_ERR_BUFFER_TOO_SMALL || status == POSENC_ERR_OUT_OF_MEMORY);
     FUZZ_ASSERT(strcmp(posenc_strerror(status), "unknown status") != 0);
 }
 

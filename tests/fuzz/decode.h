@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "posenc.h"
+#include "posenc_encoder.h"
 
 /* Elements one buffer of one execution may really hold. */
 #define FUZZ_CAP ((size_t)1 << 14)

@@ -1,7 +1,7 @@
 /* Fuzz target: posenc_embed. On success out[s][k] = table[tokens[s]][k] * scale
  * exactly (one float product); on error out is unchanged; inputs never change. */
 #include "decode.h"
-#include "posenc.h"
+#include "posenc_encoder.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -8,7 +8,7 @@
 #include <math.h>
 
 #include "decode.h"
-#include "posenc.h"
+#include "posenc_encoder.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     must_fail |= sized == 0 || (logits && c.lm_head == POSENC_LM_HEAD_NONE);
     if (with_attention)
         must_fail |= fuzz_plan(&att_len, att_need, att_ok);
-    fuzz_buf tokens, mask, params, out, attention, work;
+    fuzz_buf tokens, mask, positions, params, out, attention, work;
     buf_new(&tokens, seq, FUZZ_CAP, sizeof(int32_t));
     must_fail |= seq > FUZZ_CAP;
     int32_t *t = (int32_t *)(void *)tokens.p;
@@ -45,6 +45,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t s = 0; s < mask.alloc; s++)
         ((int32_t *)(void *)mask.p)[s] = take_u8(&in) % 4 != 0;
     buf_snapshot(&mask);
+    /* explicit positions, sometimes: small, or any int32 (negative ones refused) */
+    int positioned = take_u8(&in) % 3 == 0;
+    buf_new(&positions, positioned ? seq : 0, seq, sizeof(int32_t));
+    int32_t *pos = (int32_t *)(void *)positions.p;
+    for (size_t s = 0; s < positions.alloc; s++) {
+        pos[s] = take_u8(&in) % 8 ? (int32_t)(take_u8(&in) % 64) : take_i32(&in);
+        must_fail |= pos[s] < 0 ||
+                     (c.positional == POSENC_POSITIONAL_LEARNED && (size_t)pos[s] >= c.learned.max_length);
+    }
+    buf_snapshot(&positions);
     buf_new(&params, params_len, must_fail ? FUZZ_CAP : params_need, sizeof(float));
     float *w = (float *)(void *)params.p;
     for (size_t i = 0; i < params.alloc; i++)
@@ -64,25 +74,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ids = fuzz_alias(&in, host, t, seq, sizeof(int32_t), &aliased);
 
     int (*entry)(float *, size_t, const posenc_encoder_config *, const float *, size_t, const int32_t *, size_t,
-                 const int32_t *, int, int32_t, float *, size_t, float *, size_t) =
+                 const int32_t *, const int32_t *, int, int32_t, float *, size_t, float *, size_t) =
         logits ? posenc_encoder_logits : posenc_encoder_forward;
     int status = entry(null == 0 ? NULL : o, out_len, &c, null == 1 ? NULL : w, params_len, null == 2 ? NULL : ids,
-                       seq, key_mask, causal, language, with_attention ? (float *)(void *)attention.p : NULL, att_len,
+                       seq, positioned ? pos : NULL, key_mask, causal, language,
+                       with_attention ? (float *)(void *)attention.p : NULL, att_len,
                        null == 3 ? NULL : (float *)(void *)work.p, work_len);
     check_status(status);
     FUZZ_ASSERT(null > 3 || (null == 2 && seq == 0) || status == POSENC_ERR_NULL_POINTER);
     FUZZ_ASSERT(status != POSENC_OK || (!must_fail && !aliased));
-    FUZZ_ASSERT(buf_unchanged(&tokens) && buf_unchanged(&mask) && buf_unchanged(&params));
+    FUZZ_ASSERT(buf_unchanged(&tokens) && buf_unchanged(&mask) && buf_unchanged(&positions) && buf_unchanged(&params));
     if (status != POSENC_OK) {
         FUZZ_ASSERT(buf_unchanged(&out) && buf_unchanged(&attention) && buf_unchanged(&work));
     } else if ((c.embed_scale == 0.0 || fabs(c.embed_scale) <= 64.0) &&
-               (c.rope_attention_factor == 0.0 || c.rope_attention_factor <= 4.0) &&
-               (c.sinusoidal_base == 0.0 || c.sinusoidal_base < 1e300)) {
+               (c.rope.attention_factor == 0.0 || c.rope.attention_factor <= 4.0) &&
+               (c.sinusoidal.base == 0.0 || c.sinusoidal.base < 1e300)) {
         for (size_t i = 0; i < act; i++)
             FUZZ_ASSERT(isfinite(o[i]));
     }
     buf_free(&tokens);
     buf_free(&mask);
+    buf_free(&positions);
     buf_free(&params);
     buf_free(&out);
     buf_free(&attention);

@@ -3,7 +3,7 @@
  * the learned table, the LM head and its hidden states); on error nothing is
  * written. */
 #include "decode.h"
-#include "posenc.h"
+#include "posenc_encoder.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         FUZZ_ASSERT(s[0] >= c.vocab_size * c.d_model && s[1] >= 2 * seq * c.d_model);
         /* a learned table never serves more rows than it has; an own LM head is a second [vocab][d] */
-        FUZZ_ASSERT(c.positional != POSENC_POSITIONAL_LEARNED || (seq <= c.max_length && s[0] >= (1 + c.max_length) * c.d_model));
+        FUZZ_ASSERT(c.positional != POSENC_POSITIONAL_LEARNED || (seq <= c.learned.max_length && s[0] >= (1 + c.learned.max_length) * c.d_model));
         FUZZ_ASSERT(c.lm_head != POSENC_LM_HEAD_OWN || s[0] >= 2 * c.vocab_size * c.d_model);
         FUZZ_ASSERT(c.lm_head == POSENC_LM_HEAD_NONE || s[1] >= 3 * seq * c.d_model);
     }

@@ -2,7 +2,7 @@
  * over the kept rows, rounded once (zeros when no row is kept); on error out
  * is unchanged. */
 #include "decode.h"
-#include "posenc.h"
+#include "posenc_encoder.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,12 +1,13 @@
-/* Fuzz target: posenc_rope_apply and posenc_rope_apply_ordered (either axis
- * order), positions by offset, per row or per batch and row, positions or
- * inv_freq that may lie inside x. On success the features >= rotary_dim of
+/* Fuzz target: posenc_rope_apply (either axis order), positions by offset,
+ * per row or per batch and row, positions or inv_freq that may lie inside x;
+ * rotary_dim 0 (head_dim, frequencies computed from the default base). On success the features >= rotary_dim of
  * every head are untouched, the values finite and each head's norm scaled by
  * at most max(A, 1); on error x is unchanged. */
 #include <math.h>
 
 #include "decode.h"
 #include "posenc.h"
+#include "rope_calls.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -51,17 +52,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const int32_t *pos = listed ? fuzz_alias(&in, &x, positions.p, positions.alloc, sizeof(int32_t), &overlap) : NULL;
     const double *inv_freq = fuzz_alias(&in, &x, f, half, sizeof(double), &overlap);
 
-    /* posenc_rope_apply, or posenc_rope_apply_ordered with any order */
-    int ordered = take_u8(&in) % 2, order = take_enum(&in, 2);
+    /* the BSHD order, or any order */
+    int ordered = take_u8(&in) % 2, order = ordered ? take_enum(&in, 2) : POSENC_ROPE_ORDER_BSHD;
     float *xp = null == 0 ? NULL : (float *)(void *)x.p;
-    const double *fp = null == 1 ? NULL : inv_freq;
-    int status = ordered ? posenc_rope_apply_ordered(xp, x_len, batch, seq, heads, head_dim, order, rotary_dim,
-                                                     layout, fp, attention, offset, pos, positions_len, precision)
-                         : posenc_rope_apply(xp, x_len, batch, seq, heads, head_dim, rotary_dim, layout, fp,
-                                             attention, offset, pos, positions_len, precision);
+    /* rotary_dim 0 selects head_dim, whose frequencies the call computes (an
+       honest caller gives rotary_dim / 2 of its own) */
+    posenc_rope rope = rope_given(rotary_dim, layout, rotary_dim ? inv_freq : NULL, attention, precision);
+    int status = posenc_rope_apply(xp, x_len, batch, seq, heads, head_dim, order, offset, pos, positions_len,
+                                   null == 1 ? NULL : &rope);
     check_status(status);
     FUZZ_ASSERT(null > 1 || status == POSENC_ERR_NULL_POINTER);
-    int bad_order = ordered && order != POSENC_ROPE_ORDER_BSHD && order != POSENC_ROPE_ORDER_BHSD;
+    int bad_order = order != POSENC_ROPE_ORDER_BSHD && order != POSENC_ROPE_ORDER_BHSD;
+    size_t rotated = rotary_dim ? rotary_dim : head_dim;
+    attention = rotary_dim && attention != 0.0 ? attention : 1.0; /* 0 selects 1; computed: A = 1 */
     FUZZ_ASSERT(status != POSENC_OK || (!must_fail && !overlap && !bad_order));
     FUZZ_ASSERT(buf_unchanged(&freq) && buf_unchanged(&positions));
     if (status != POSENC_OK) {
@@ -73,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             const float *a = now + v * head_dim, *b = was + v * head_dim;
             double norm_now = 0, norm_was = 0;
             for (size_t i = 0; i < head_dim; i++) {
-                if (i >= rotary_dim)
+                if (i >= rotated)
                     FUZZ_ASSERT(a[i] == b[i]);
                 norm_now += (double)a[i] * a[i];
                 norm_was += (double)b[i] * b[i];

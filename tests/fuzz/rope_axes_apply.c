@@ -11,6 +11,7 @@
 
 #include "decode.h"
 #include "posenc.h"
+#include "rope_calls.h"
 
 /* Sections: a valid split of half among n_axes (most of the time), or decoded sizes. */
 static void take_sections(fuzz_in *in, size_t *sections, size_t n_axes, size_t half)
@@ -71,12 +72,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int overlap = 0;
     const double *f_in = fuzz_alias(&in, &x, f, half, sizeof(double), &overlap);
     const int32_t *pos_in = fuzz_alias(&in, &x, pos, positions.alloc, sizeof(int32_t), &overlap);
-    const size_t *sections_in = fuzz_alias(&in, &x, sections, n_axes, sizeof(size_t), &overlap);
 
+    /* rotary_dim 0 selects head_dim, whose frequencies the call computes */
+    posenc_rope rope = rope_given(rotary_dim, layout, rotary_dim ? f_in : NULL, attention, precision);
+    posenc_rope_axes axes = rope_axes_of(n_axes, sections, arrangement);
     int status = posenc_rope_axes_apply(null == 0 ? NULL : (float *)(void *)x.p, x_len, batch, seq, heads, head_dim,
-                                        order, rotary_dim, layout, null == 1 ? NULL : f_in, attention,
-                                        null == 2 ? NULL : pos_in, positions_len, n_axes,
-                                        null == 3 ? NULL : sections_in, arrangement, precision);
+                                        order, null == 2 ? NULL : pos_in, positions_len, null == 3 ? NULL : &axes,
+                                        null == 1 ? NULL : &rope);
+    size_t rotated = rotary_dim ? rotary_dim : head_dim;
+    attention = rotary_dim && attention != 0.0 ? attention : 1.0; /* 0 selects 1; computed: A = 1 */
     check_status(status);
     FUZZ_ASSERT(null > 3 || status == POSENC_ERR_NULL_POINTER || (null == 2 && positions_len == 0));
     FUZZ_ASSERT(status != POSENC_OK || (!must_fail && !overlap));
@@ -90,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             const float *a = now + v * head_dim, *b = was + v * head_dim;
             double norm_now = 0, norm_was = 0;
             for (size_t i = 0; i < head_dim; i++) {
-                if (i >= rotary_dim)
+                if (i >= rotated)
                     FUZZ_ASSERT(a[i] == b[i]);
                 norm_now += (double)a[i] * a[i];
                 norm_was += (double)b[i] * b[i];
@@ -103,8 +107,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (equal && per_axis) { /* every axis at axis 0's positions: plain RoPE */
             float *plain = malloc(need * sizeof *plain);
             memcpy(plain, was, need * sizeof *plain);
-            FUZZ_ASSERT(posenc_rope_apply_ordered(plain, need, batch, seq, heads, head_dim, order, rotary_dim, layout, f,
-                                                  attention, 0, pos, per_axis, precision) == POSENC_OK);
+            FUZZ_ASSERT(posenc_rope_apply(plain, need, batch, seq, heads, head_dim, order, 0, pos, per_axis, &rope) ==
+                        POSENC_OK);
             FUZZ_ASSERT(memcmp(plain, now, need * sizeof *plain) == 0);
             free(plain);
         }

@@ -10,6 +10,7 @@
 
 #include "decode.h"
 #include "posenc.h"
+#include "rope_calls.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -54,15 +55,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     buf_new(&sin_buf, overlap ? 0 : out_len, limit, sizeof(float));
     float *cos_out = (float *)(void *)cos_buf.p;
     float *sin_out = overlap ? cos_out + shift : (float *)(void *)sin_buf.p;
-    /* positions, sections or inv_freq inside an output (cos, or sin when it has its own memory) */
+    /* positions or inv_freq inside an output (cos, or sin when it has its own memory) */
     fuzz_buf *host = take_u8(&in) % 2 ? &cos_buf : &sin_buf;
     const int32_t *pos_in = fuzz_alias(&in, host, pos, positions.alloc, sizeof(int32_t), &overlap);
-    const size_t *sections_in = fuzz_alias(&in, host, sections, n_axes, sizeof(size_t), &overlap);
     const double *f_in = fuzz_alias(&in, host, f, half, sizeof(double), &overlap);
 
+    posenc_rope rope = rope_given(rotary_dim, 0, f_in, attention, precision);
+    posenc_rope_axes axes = rope_axes_of(n_axes, sections, arrangement);
     int status = posenc_rope_axes_cache(null == 0 ? NULL : cos_out, null == 1 ? NULL : sin_out, out_len, length,
-                                        null == 2 ? NULL : pos_in, n_axes, null == 3 ? NULL : sections_in, arrangement, rotary_dim,
-                                        null == 4 ? NULL : f_in, attention, precision);
+                                        null == 2 ? NULL : pos_in, null == 3 ? NULL : &axes, null == 4 ? NULL : &rope);
+    attention = attention != 0.0 ? attention : 1.0; /* 0 selects 1 */
     check_status(status);
     FUZZ_ASSERT(null > 4 || status == POSENC_ERR_NULL_POINTER || (null == 2 && length == 0));
     FUZZ_ASSERT(status != POSENC_OK || (!must_fail && !overlap));
@@ -80,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         if (equal) { /* every axis at axis 0's positions: posenc_rope_cache */
             float *c = malloc(need * sizeof *c), *s = malloc(need * sizeof *s);
-            FUZZ_ASSERT(posenc_rope_cache(c, s, need, length, 0, pos, rotary_dim, f, attention, precision) == POSENC_OK);
+            FUZZ_ASSERT(rope_cache_with(c, s, need, length, 0, pos, rotary_dim, f, attention, precision) == POSENC_OK);
             FUZZ_ASSERT(memcmp(c, cos_out, need * sizeof *c) == 0 && memcmp(s, sin_out, need * sizeof *s) == 0);
             free(c);
             free(s);

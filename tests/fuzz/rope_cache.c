@@ -6,6 +6,7 @@
 
 #include "decode.h"
 #include "posenc.h"
+#include "rope_calls.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -47,8 +48,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const int32_t *pos = listed ? fuzz_alias(&in, host, positions.p, positions.alloc, sizeof(int32_t), &overlap) : NULL;
     const double *inv_freq = fuzz_alias(&in, host, f, half, sizeof(double), &overlap);
 
+    posenc_rope rope = rope_given(rotary_dim, 0, inv_freq, attention, precision);
     int status = posenc_rope_cache(null == 0 ? NULL : cos_out, null == 1 ? NULL : sin_out, out_len, length,
-                                   offset, pos, rotary_dim, null == 2 ? NULL : inv_freq, attention, precision);
+                                   offset, pos, null == 2 ? NULL : &rope);
+    attention = attention != 0.0 ? attention : 1.0; /* 0 selects 1 */
     check_status(status);
     FUZZ_ASSERT(null > 2 || status == POSENC_ERR_NULL_POINTER);
     FUZZ_ASSERT(status != POSENC_OK || (!must_fail && !overlap));

@@ -8,6 +8,7 @@
 
 #include "decode.h"
 #include "posenc.h"
+#include "rope_calls.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -51,8 +52,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int longrope = !no_scaling && s.type == POSENC_ROPE_LONGROPE;
     int overlap = attention_in || (longrope && (short_in || long_in));
 
-    int status = posenc_rope_frequencies(null ? NULL : (double *)(void *)inv_freq.p, n, rotary_dim, base,
-                                         no_scaling ? NULL : &s, seq_len, null_attention ? NULL : attention_out);
+    posenc_rope rope = rope_given(rotary_dim, 0, NULL, 0, 0);
+    rope.base = base, rope.seq_len = seq_len;
+    if (!no_scaling)
+        rope.scaling = s;
+    int status = posenc_rope_frequencies(null ? NULL : (double *)(void *)inv_freq.p, n, &rope, NULL,
+                                         null_attention ? NULL : attention_out);
     check_status(status);
     FUZZ_ASSERT(!(null || null_attention) || status == POSENC_ERR_NULL_POINTER);
     FUZZ_ASSERT(status != POSENC_OK || (!must_fail && !overlap));

@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "decode.h"
-#include "posenc.h"
+#include "posenc_encoder.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

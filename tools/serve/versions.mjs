@@ -44,35 +44,33 @@ export function versionOf(path, stat) {
   };
 }
 
-/** True when the request's validators match the version: answer 304. */
-export function notModified(headers, version) {
-  const inm = headers['if-none-match'];
-  if (inm !== undefined) {
-    // weak comparison (RFC 9110 13.1.2): W/ prefixes do not matter
-    const tag = version.etag.slice(2);
-    return inm.split(',').some((t) => {
-      const s = t.trim();
-      return s === '*' || (s.startsWith('W/') ? s.slice(2) : s) === tag;
-    });
-  }
-  const ims = headers['if-modified-since'];
-  if (ims === undefined) return false;
-  const since = Date.parse(ims);
-  return Number.isFinite(since) && version.mtimeSeconds * 1000 <= since;
-}
+// A weight (RFC 9110 12.4.2): "q=" and a qvalue from 0 to 1 with at most
+// three decimals; a coding is a token (5.6.2).
+const QVALUE = /^q=(0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
+const TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
 
-/** The codings the Accept-Encoding header allows, of ['br', 'gzip'] in that order (q=0 refuses one). */
+/**
+ * The codings of ['br', 'gzip'] to try for a request's Accept-Encoding
+ * (RFC 9110 12.5.3), best first: highest weight first (brotli first on a
+ * tie), none refused (q=0), none ranked below identity when the header ranks
+ * identity (or `*`). A member whose weight is not a qvalue (q=-1, q=abc,
+ * q=1.5) or that carries any other parameter is malformed and ignored, as if
+ * not listed; x-gzip is gzip (8.4.1.3). No header, or an empty one: [].
+ */
 export function acceptedCodings(header) {
   if (!header) return [];
   const q = new Map();
-  for (const part of header.split(',')) {
-    const [name, ...params] = part.split(';').map((s) => s.trim().toLowerCase());
-    if (!name) continue;
-    const m = params.map((p) => /^q=([0-9.]+)$/.exec(p)).find(Boolean);
-    q.set(name, m ? Number(m[1]) : 1);
+  for (const member of String(header).split(',')) {
+    const [name, ...params] = member.split(';').map((s) => s.trim().toLowerCase());
+    if (!name || !TOKEN.test(name) || params.length > 1) continue;
+    const weight = params.length ? QVALUE.exec(params[0]) : ['', '1'];
+    if (!weight) continue;
+    const coding = name === 'x-gzip' ? 'gzip' : name;
+    if (!q.has(coding)) q.set(coding, Number(weight[1]));
   }
-  const ok = (c) => (q.get(c) ?? q.get('*') ?? 0) > 0;
-  return ['br', 'gzip'].filter(ok);
+  const weightOf = (c) => q.get(c) ?? q.get('*') ?? 0;
+  const identity = q.get('identity') ?? q.get('*') ?? 0; // unlisted: acceptable, but after any coding listed
+  return ['br', 'gzip'].filter((c) => weightOf(c) > 0 && weightOf(c) >= identity).sort((a, b) => weightOf(b) - weightOf(a));
 }
 
 export const compressible = (real, size) => COMPRESSIBLE.has(extension(real)) && size <= COMPRESS_MAX;

@@ -63,7 +63,7 @@ function compute(s, posenc, bytes) {
   const key = JSON.stringify([s.scheme, s.symbols]);
   if (cache.key === key) return cache;
   const tokens = copySequence([...s.symbols].map((c) => LETTERS.indexOf(c) + 2));
-  const enc = posenc.createEncoder({ weights: bytes });
+  const enc = posenc.createEncoder({ weights: bytes, keepAttention: true });
   try {
     const logits = enc.logits(tokens, { causal: true });
     const { layers, heads } = enc.config;

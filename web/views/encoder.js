@@ -2,7 +2,7 @@
 // (posenc.createEncoder: 1 layer, 4 heads, dModel 32, seeded weights) reads
 // the visitor's text one character per token; each head's layer-0 attention
 // (encoder.attention(0), [heads][seq][seq]) is a small heatmap. Beside it, a
-// head built by hand from RoPE alone (posenc.previousTokenHead) that looks at
+// head built by hand from RoPE alone (../previous-token-head.js) that looks at
 // the previous character whatever the text.
 //
 // Colours: probabilities use the warm half of the page's coolwarm map, 0 =
@@ -14,6 +14,7 @@
 import { int, choice } from '../state.js';
 import { paintPanel, panelCellAt, snapPanel } from '../draw/heatmap.js';
 import { drawColorBar } from '../draw/axes.js';
+import { previousTokenHead } from '../previous-token-head.js';
 
 export const SCHEMES = ['none', 'sinusoidal', 'rope', 'alibi', 't5'];
 const NAMES = { none: 'no positions', sinusoidal: 'sinusoidal', rope: 'RoPE', alibi: 'ALiBi', t5: 'T5 buckets' };
@@ -50,7 +51,7 @@ function compute(s, posenc) {
   const { chars, tokens, config } = encoderConfig(s.text, s.scheme);
   const L = chars.length;
   const run = (options) => {
-    const enc = posenc.createEncoder(options);
+    const enc = posenc.createEncoder({ ...options, keepAttention: true });
     try {
       enc.forward(tokens);
       return enc.attention(0);
@@ -64,7 +65,7 @@ function compute(s, posenc) {
   const seeded = posenc.createEncoder({ ...rope, weights: { seed: s.seed } });
   let tensors;
   try {
-    tensors = posenc.previousTokenHead(seeded.tensors(), { heads: HEADS, head: 0, positional: rope.positional });
+    tensors = previousTokenHead(posenc, seeded.tensors(), { heads: HEADS, head: 0 });
   } finally {
     seeded.dispose();
   }

@@ -8,7 +8,9 @@
 // qk_rope_head_dim and rope_interleave, GPT-J's rotary_dim, PhiMoE's mscales, ...).
 import { fail } from '../core/describe.js';
 import { INT32_MAX, integer, readOptions } from '../core/options.js';
-import { checkAxesForm, sectionList } from '../rope-axes.js';
+import { camel } from '../core/errors.js';
+import { ropeFrequenciesOf } from '../rope.js';
+import { sectionList } from '../rope-axes.js';
 import { ROPE_TYPES, readScaling } from '../rope-scaling.js';
 import { alibiKind } from './alibi-config.js';
 import { familyOf, textModel } from './model.js';
@@ -223,23 +225,30 @@ export function ropeFromConfig(config, options = {}) {
   let layout = f.layout ?? 'half';
   if (f.interleaveKey) layout = value(fn, m.c, m.where, 'rope_interleave') === false ? 'half' : 'interleaved'; // DeepSeek V3: rope_interleave (default true)
   const result = { rotaryDim, base, layout };
+  const label = (key) => {
+    if (key === 'maxPositionEmbeddings') return `${m.where}.max_position_embeddings`;
+    if (key === 'originalMaxPositionEmbeddings') return `${r.at}.original_max_position_embeddings`;
+    return `${r.at}.${KEYS[key] ?? key}`;
+  };
+  let sc = { type: 'default' };
   if (r.type !== 'default') {
     const scaling = scalingOf(fn, r, maxPos);
     if (f.special === 'phimoe') phimoeFactor(fn, r, scaling);
     if (f.special === 'hunyuan' && value(fn, r.d, r.at, 'alpha')) {
       throw new RangeError(`posenc.${fn}: ${r.at}.alpha (HunYuan's NTK alpha): transformers uses base * alpha^(d/(d-2)) up to max_position_embeddings and switches to dynamic NTK past it; posenc has no such scaling`);
     }
-    const label = (key) => {
-      if (key === 'maxPositionEmbeddings') return `${m.where}.max_position_embeddings`;
-      if (key === 'originalMaxPositionEmbeddings') return `${r.at}.original_max_position_embeddings`;
-      return `${r.at}.${KEYS[key] ?? key}`;
-    };
-    readScaling(fn, scaling, rotaryDim, label); // validates, with the config's names
+    sc = readScaling(fn, scaling, rotaryDim, label); // its keys and types, with the config's names
     result.scaling = scaling;
-  } else if (f.special === 'hunyuan' && value(fn, r.d, r.at, 'alpha')) {
-    // rope_type default: the alpha is not read
   }
   if (f.mrope) mrope(fn, m, r, result, rotaryDim);
+  // every range, in C (the frequencies and sections these options give), named as the config names them
+  const baseKey = `${r.at}.rope_theta`;
+  const names = { base: baseKey, rotary_dim: `the rotary dimension (${what})`, sections: `${r.at}.mrope_section` };
+  ropeFrequenciesOf(fn, result, sc, {
+    scaling: label,
+    label: (cName) => names[cName] ?? (cName.startsWith('scaling.') ? label(camel(cName.slice('scaling.'.length))) : cName),
+    given: (name) => (name === baseKey ? base : name === names.rotary_dim ? rotaryDim : undefined),
+  });
   return result;
 }
 
@@ -273,11 +282,6 @@ function mrope(fn, m, r, result, rotaryDim) {
   const sum = result.mropeSection.reduce((a, b) => a + b, 0);
   if (sum !== rotaryDim / 2) {
     throw new RangeError(`posenc.${fn}: ${r.at}.mrope_section must add up to the rotary dimension / 2 = ${rotaryDim / 2}, got [${result.mropeSection.join(', ')}] (sum ${sum})`);
-  }
-  try {
-    checkAxesForm(fn, result, rotaryDim, { type: 'default' });
-  } catch (error) {
-    throw new error.constructor(error.message.replace(/mropeSection/g, `${r.at}.mrope_section`));
   }
 }
 

@@ -32,5 +32,8 @@ export function describe(x) {
   return typeOf(x);
 }
 
+/** The article a name takes: an Int32Array, an 'int32' WasmArray, a Float32Array, a Uint8Array. */
+export const article = (word) => (/^'?[aeio]/i.test(word) ? 'an' : 'a');
+
 /** The error of a bad value: `posenc.fn: name must be <allowed>, got <value>`. */
 export const fail = (Err, fn, name, allowed, value) => new Err(`posenc.${fn}: ${name} must be ${allowed}, got ${describe(value)}`);

@@ -6,13 +6,46 @@
 //   every earlier view);
 // - wasm memory reaches a compute function only as a live WasmArray: a plain
 //   typed array over posenc's memory (a WasmArray's .array kept after free(),
-//   say) is refused, since nothing tells which allocation it belongs to now.
+//   say) is refused, since nothing tells which allocation it belongs to now;
+//   so is one over the memory of any other copy of posenc (registerMemory).
 import { describe, typeOf, typedArrayType } from './describe.js';
+import { cError } from './errors.js';
 import { isReady, wasm } from './instance.js';
 import { bufferOf, byteLengthOf, byteOffsetOf, lengthOf, setInto, subarrayOf } from './typed.js';
 
 const CONSTRUCTORS = { float32: Float32Array, int32: Int32Array, float64: Float64Array };
 const live = new Map(); // pointer -> WasmArray, the allocations handed out
+
+// Every copy of posenc in this realm (the ESM and CommonJS builds, both
+// entries, several installs) registers its wasm memory in one Set shared
+// through globalThis, held by WeakRef so that no copy keeps another's memory
+// alive: any copy can then tell a view of another copy's memory from a
+// caller's own array. The key and the shape (a Set of WeakRefs to
+// WebAssembly.Memory) are the contract between copies: never change them.
+const MEMORIES = Symbol.for('posenc.wasmMemories');
+function memories() {
+  if (!(globalThis[MEMORIES] instanceof Set)) {
+    Object.defineProperty(globalThis, MEMORIES, { value: new Set(), configurable: true });
+  }
+  return globalThis[MEMORIES];
+}
+
+/** @internal Registers the memory of this copy's instance (init(), load.js). */
+export function registerMemory(memory) {
+  const all = memories();
+  for (const ref of all) if (ref.deref() === undefined) all.delete(ref);
+  all.add(new WeakRef(memory));
+}
+
+/** Whether a buffer is the current buffer of another copy's wasm memory. */
+function otherCopysBuffer(buffer) {
+  const own = isReady() ? wasm('check').memory : null;
+  for (const ref of memories()) {
+    const memory = ref.deref();
+    if (memory !== undefined && memory !== own && memory.buffer === buffer) return true;
+  }
+  return false;
+}
 
 /**
  * An array that lives in wasm memory: compute functions read and write it in
@@ -106,8 +139,13 @@ export function arrayProblem(array) {
   if (typeOf(array) === 'WasmArray') {
     return [TypeError, "a WasmArray of another copy of posenc (each copy, the ESM and the CommonJS build, 'posenc' and 'posenc/encoder', has its own wasm memory): allocate it from the copy you call"];
   }
-  if (isReady() && typedArrayType(array) !== undefined && bufferOf(array) === wasm('check').memory.buffer) {
+  if (typedArrayType(array) === undefined) return null;
+  const buffer = bufferOf(array);
+  if (isReady() && buffer === wasm('check').memory.buffer) {
     return [TypeError, "a view of posenc's wasm memory (a WasmArray's .array): pass the WasmArray itself, whose memory posenc can check"];
+  }
+  if (otherCopysBuffer(buffer)) {
+    return [TypeError, "a view of the wasm memory of another copy of posenc (a WasmArray's .array; each copy, the ESM and the CommonJS build, 'posenc' and 'posenc/encoder', has its own memory): pass a plain typed array, or a WasmArray allocated from the copy you call"];
   }
   return null;
 }
@@ -195,18 +233,31 @@ function release(fn, ptr) {
 
 /**
  * What posenc holds in wasm memory now: the memory's size in bytes, the bytes
- * allocated and not yet freed, and the live WasmArrays. Between calls only
- * WasmArrays hold memory, so allocatedBytes returning to its earlier value
- * shows that calls (failed ones included) leak nothing.
+ * allocated and not yet freed (decoders' included), and the live WasmArrays.
+ * Between calls only WasmArrays and decoders hold memory, so allocatedBytes
+ * returning to its earlier value shows that calls (failed ones included)
+ * leak nothing.
  */
 export function memoryStats() {
   const { memory } = wasm('memoryStats');
   return { memoryBytes: memory.buffer.byteLength, allocatedBytes: allocatedBytes(), liveArrays: live.size };
 }
 
+const natives = new Set(); // () => bytes: memory C allocated itself and holds (decoder states)
+
+/**
+ * @internal Counts the bytes C holds for an object (a decoder state) in
+ * memoryStats until the returned function is called.
+ */
+export function holdNative(bytes) {
+  natives.add(bytes);
+  return () => natives.delete(bytes);
+}
+
 function allocatedBytes() {
   let total = 0;
   for (const bytes of sizes.values()) total += bytes;
+  for (const bytes of natives) total += bytes();
   return total;
 }
 
@@ -245,10 +296,12 @@ export function checkDisjoint(fn, nameA, a, nameB, b) {
  * allocation that is freed before returning. No user code runs from here to
  * the end of compute: typed arrays are copied by the intrinsic operations
  * (typed.js), never by a subclass's own set() or subarray(). compute returns
- * a posenc status; a non-zero status means the JS checks missed a case the C
- * rejects, and throws.
+ * a posenc status; a refusal throws the error C's record describes
+ * (errors.js cError, with `context`: how this function names C's parameters,
+ * and what the caller gave), and nothing is copied out; a status the caller
+ * handles itself (context.tolerate) is returned instead.
  */
-export function heapCall(fn, buffers, compute) {
+export function heapCall(fn, buffers, compute, context) {
   const { exports } = wasm(fn);
   const pointers = new Array(buffers.length).fill(0);
   let staged = 0;
@@ -269,10 +322,8 @@ export function heapCall(fn, buffers, compute) {
       if (b.copyIn) setInto(new CONSTRUCTORS[b.type](memory.buffer, pointers[i], b.length), subarrayOf(b.array, 0, b.length));
     });
     const status = compute(...pointers);
-    if (status !== 0) {
-      const text = exports.posenc_strerror(status);
-      throw new Error(`posenc.${fn}: internal error ${status} (${readCString(text)})`);
-    }
+    if (status !== 0 && context?.tolerate === status) return status;
+    if (status !== 0) throw cError(fn, wasm(fn), status, context);
     buffers.forEach((b, i) => {
       if (!b.copyOut || inPlace[i]) return;
       setInto(b.array, new CONSTRUCTORS[b.type](memory.buffer, pointers[i], b.length));
@@ -280,11 +331,4 @@ export function heapCall(fn, buffers, compute) {
   } finally {
     if (block) release(fn, block);
   }
-}
-
-function readCString(ptr) {
-  const bytes = new Uint8Array(wasm('strerror').memory.buffer, ptr);
-  let end = 0;
-  while (bytes[end] !== 0) end++;
-  return new TextDecoder().decode(bytes.subarray(0, end));
 }

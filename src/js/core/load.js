@@ -7,8 +7,9 @@
 // without SIMD, loaded only when needed. Both give bit-identical results.
 import { boolean, readOptions } from './options.js';
 import { decodeHex } from './hex.js';
-import { typeOf } from './describe.js';
+import { describe, typeOf } from './describe.js';
 import { ENTRY, setInstance } from './instance.js';
+import { registerMemory } from './heap.js';
 
 // No imports: memory grows inside the module (src/wasm/malloc.c), and views are
 // derived from memory.buffer at every use, so growth needs no notice.
@@ -31,25 +32,89 @@ const isURL = (v) => typeof v === 'string' || typeOf(v) === 'URL';
 // The same source: the same object, or URLs with the same text.
 const sameSource = (a, b) => a === b || (isURL(a) && isURL(b) && String(a) === String(b));
 
-/** Node reads file: URLs from disk (its fetch() does not); null elsewhere. */
+/** Node reads file: URLs from disk (its fetch() does not); elsewhere an error says to pass the bytes. */
 async function readFileURL(url) {
   const fs = globalThis.process?.getBuiltinModule?.('node:fs');
   if (!fs) {
     throw new TypeError(`posenc.init: wasm is a file: URL (${url}), which this engine cannot read: pass the file's bytes instead`);
   }
-  return fs.promises.readFile(new URL(url));
+  try {
+    return await fs.promises.readFile(new URL(url));
+  } catch (error) {
+    throw new Error(`posenc.init: could not read wasm from ${url}: ${error?.message ?? error}`, { cause: error });
+  }
 }
 
-/** A compiled or instantiable form of a wasm source: bytes, a Module, or a Response. */
+/**
+ * An absolute URL for a string or URL source: resolved against the page or
+ * worker where there is one (as fetch() resolves it), else it must be
+ * absolute (Node's fetch() has no base URL).
+ */
+function absoluteURL(source) {
+  const base = globalThis.document?.baseURI ?? globalThis.location?.href;
+  try {
+    return new URL(String(source), base).href;
+  } catch (error) {
+    const text = JSON.stringify(String(source));
+    throw new TypeError(
+      `posenc.init: wasm is not an absolute URL, got ${text} (there is no page to resolve it against: pass new URL(${text.replace(/^"|"$/g, "'")}, import.meta.url), a file: URL or the file's bytes)`,
+      { cause: error },
+    );
+  }
+}
+
+/** The engine's message, and its cause's (Node's "fetch failed" says why only there). */
+const reason = (error) => {
+  const own = String(error?.message ?? error);
+  const cause = error?.cause?.message;
+  return cause && !own.includes(cause) ? `${own} (${cause})` : own;
+};
+
+/** What a Response's status says: "HTTP 404 Not Found". */
+const statusOf = (response) => `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+
+/** A compiled or instantiable form of a wasm source: bytes, a Module, or a Response; errors name the URL tried. */
 async function resolveSource(source) {
-  if (isURL(source) && String(source).startsWith('file:')) return readFileURL(source);
-  if (isURL(source)) source = fetch(source);
-  if (typeOf(source) === 'Promise' || typeOf(source) === 'Response') {
-    const response = await source;
-    if (!response.ok) throw new Error(`posenc.init: fetching the wasm failed: HTTP ${response.status}`);
+  if (isURL(source)) {
+    const url = absoluteURL(source);
+    if (url.startsWith('file:')) return readFileURL(url);
+    let response;
+    try {
+      response = await fetch(url);
+    } catch (error) {
+      throw new TypeError(`posenc.init: could not fetch wasm from ${url}: ${reason(error)}`, { cause: error }); // fetch()'s network errors are TypeErrors
+    }
+    if (!response.ok) throw new Error(`posenc.init: could not fetch wasm from ${url}: ${statusOf(response)}`);
     return response;
   }
+  if (typeOf(source) === 'Promise') {
+    let settled;
+    try {
+      settled = await source;
+    } catch (error) {
+      throw new Error(`posenc.init: wasm is a Promise that rejected: ${reason(error)}`, { cause: error });
+    }
+    if (typeOf(settled) !== 'Response') {
+      throw new TypeError(
+        `posenc.init: wasm is a Promise that resolved to ${describe(settled)}, not a Response: pass fetch(url) itself, or the bytes or WebAssembly.Module without a Promise`,
+      );
+    }
+    source = settled;
+  }
+  if (typeOf(source) === 'Response' && !source.ok) {
+    throw new Error(`posenc.init: wasm is a Response that failed: ${statusOf(source)}${source.url ? ` (${source.url})` : ''}`);
+  }
   return source;
+}
+
+/** A failure to read a Response's body (not the wasm's fault). */
+class BodyError extends Error {}
+async function readBody(response) {
+  try {
+    return await response.arrayBuffer();
+  } catch (error) {
+    throw new BodyError('body', { cause: error });
+  }
 }
 
 /** Compiles bytes, a Module or a Response, and instantiates it; errors name what was wrong with the wasm. */
@@ -60,11 +125,15 @@ async function instantiate(source) {
     else if (typeOf(source) === 'Response') {
       // compileStreaming needs the application/wasm MIME type; fall back to bytes.
       const type = source.headers.get('Content-Type') || '';
+      if (source.bodyUsed) throw new TypeError('its body was read already');
       module = WebAssembly.compileStreaming && type.startsWith('application/wasm')
         ? await WebAssembly.compileStreaming(source)
-        : await WebAssembly.compile(await source.arrayBuffer());
+        : await WebAssembly.compile(await readBody(source));
     } else module = await WebAssembly.compile(source);
   } catch (error) {
+    if (error instanceof BodyError || (typeOf(source) === 'Response' && !(error instanceof WebAssembly.CompileError))) {
+      throw new TypeError(`posenc.init: wasm is a Response whose body could not be read (${reason(error.cause ?? error)})`, { cause: error.cause ?? error });
+    }
     const Err = error instanceof WebAssembly.CompileError ? WebAssembly.CompileError : Error;
     throw new Err(`posenc.init: the wasm could not be compiled: it is not valid WebAssembly (${error?.message ?? error})`, { cause: error });
   }
@@ -91,6 +160,7 @@ function start(inst, required) {
     );
   }
   exported._initialize();
+  registerMemory(exported.memory); // other copies refuse views of it
   return { exports: exported, memory: exported.memory };
 }
 
@@ -127,7 +197,14 @@ export function makeInit(inline, required) {
   async function load(request) {
     const bytes = request.build === 'custom' ? await resolveSource(request.wasm)
       : decodeHex(request.build === 'simd' ? inline.simd() : await inline.baseline());
-    setInstance(start(await instantiate(bytes), required));
+    try {
+      setInstance(start(await instantiate(bytes), required));
+    } catch (error) {
+      // what was wrong with the wasm, and where it came from when it came from a URL
+      if (request.build !== 'custom' || !isURL(request.wasm) || !String(error?.message).startsWith('posenc.init: the wasm ')) throw error;
+      const from = `posenc.init: the wasm from ${absoluteURL(request.wasm)} `;
+      throw new error.constructor(error.message.replace('posenc.init: the wasm ', from), { cause: error.cause });
+    }
     build = request.build;
   }
 

@@ -6,7 +6,9 @@
 // 'boolean') and `values` (oneOf) let tests/types-options.test.js hold the
 // TypeScript declarations to the specs.
 import { WasmArray, arrayProblem, countOf, MAX_BYTES } from './heap.js';
-import { describe, fail, isPlainObject, typedArrayType } from './describe.js';
+import { article, describe, fail, isPlainObject, typedArrayType } from './describe.js';
+import { accepts, row, rowAllows } from './errors.js';
+import { unknownOptionHint } from './suggest.js';
 import { bufferOf, lengthOf } from './typed.js';
 
 export const INT32_MIN = -(2 ** 31);
@@ -23,6 +25,38 @@ export const integer = (min, max, extra = {}) => ({
     return v;
   },
 });
+
+// C's types, as a number crosses into wasm: what C cannot see is a value its
+// type cannot hold (3.5 or 2^40 for a size_t arrives as something else).
+const C_TYPES = {
+  size: (v) => Number.isInteger(v) && v >= 0 && v <= 0xffffffff,
+  int32: (v) => Number.isInteger(v) && v >= INT32_MIN && v <= INT32_MAX,
+  double: () => true,
+};
+
+/**
+ * A number that C checks against its row of the parameter table (id: the
+ * row, 'ROTARY_DIM'; cType: 'size', 'int32' or 'double', the C argument's
+ * type). JS checks only what C cannot see: that it is a number, that the C
+ * type can hold it, and that an explicit value is not a 0 that C would read
+ * as "not given" (unless extra.zeroAllowed: the caller handles 0 itself).
+ * Messages say what the row allows.
+ */
+export const param = (id, cType, extra = {}) => {
+  const r = row(id);
+  return {
+    ...extra,
+    kind: 'number',
+    row: r,
+    check(fn, name, v) {
+      const what = rowAllows(r);
+      if (typeof v !== 'number') throw fail(TypeError, fn, name, what, v);
+      // C reads 0 as "not given": an explicit 0 its rule refuses never reaches it
+      if (!C_TYPES[cType](v) || (v === 0 && !accepts(r, 0) && !extra.zeroAllowed)) throw fail(RangeError, fn, name, what, v);
+      return v;
+    },
+  };
+};
 
 /** A finite number, optionally bounded: { above } (exclusive), { min }, { max } (inclusive). */
 export const number = ({ above, min, max, ...extra } = {}) => ({
@@ -89,7 +123,7 @@ export const typedArray = (type, extra = {}) => ({
     const problem = arrayProblem(v);
     if (problem && !wasmArray && typedArrayType(v) === undefined) throw new problem[0](`posenc.${fn}: ${name} is ${problem[1]}`);
     if (wasmArray ? v.type !== type : typedArrayType(v) !== tagName) {
-      throw fail(TypeError, fn, name, `a ${tagName} or a '${type}' WasmArray`, v);
+      throw fail(TypeError, fn, name, `${article(tagName)} ${tagName} or ${article(type)} '${type}' WasmArray`, v);
     }
     if (problem) throw new problem[0](`posenc.${fn}: ${name} is ${problem[1]}`);
     // a detached array reads as empty: it would pass for an empty input and hide the caller's bug
@@ -129,7 +163,7 @@ export function readOptions(fn, options, spec) {
   const given = snapshot(options);
   for (const key of Object.keys(given)) {
     if (!Object.hasOwn(spec, key)) {
-      throw new TypeError(`posenc.${fn}: unknown option '${key}' (known: ${Object.keys(spec).join(', ')})`);
+      throw new TypeError(`posenc.${fn}: unknown option '${key}' (known: ${Object.keys(spec).join(', ')})${unknownOptionHint(fn, key, Object.keys(spec), Object.keys(given))}`);
     }
   }
   const values = {};
@@ -185,7 +219,7 @@ export function readTagged(fn, given, specs, label, what = 'type') {
   const spec = specs[type];
   for (const key of Object.keys(o)) {
     if (key !== 'type' && !Object.hasOwn(spec, key)) {
-      throw new TypeError(`posenc.${fn}: unknown option '${label(key)}' for ${what} '${type}' (known: ${['type', ...Object.keys(spec)].join(', ')})`);
+      throw new TypeError(`posenc.${fn}: unknown option '${label(key)}' for ${what} '${type}' (known: ${['type', ...Object.keys(spec)].join(', ')})${unknownOptionHint(fn, key, ['type', ...Object.keys(spec)], [], label)}`);
     }
   }
   const values = { type };

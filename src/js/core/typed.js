@@ -13,7 +13,7 @@ const lengthGetter = getter('length');
 const bufferGetter = getter('buffer');
 const byteOffsetGetter = getter('byteOffset');
 const byteLengthGetter = getter('byteLength');
-const { set, subarray, slice, fill } = proto;
+const { set, subarray } = proto;
 const { apply } = Reflect;
 
 /** The type name of a real typed array ('Float32Array', ...), undefined for anything else. */
@@ -27,7 +27,3 @@ export const byteLengthOf = (a) => byteLengthGetter.call(a);
 export const setInto = (target, source, offset = 0) => apply(set, target, [source, offset]);
 /** a.subarray(start, end) by the intrinsic (its result is a plain typed array of a's type). */
 export const subarrayOf = (a, start, end) => apply(subarray, a, [start, end]);
-/** a.slice(start, end) by the intrinsic. */
-export const sliceOf = (a, start, end) => apply(slice, a, [start, end]);
-/** a.fill(value) by the intrinsic. */
-export const fillWith = (a, value) => apply(fill, a, [value]);

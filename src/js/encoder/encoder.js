@@ -8,12 +8,12 @@ import { wasm } from '../core/instance.js';
 import { INT32_MAX, boolean, elementCount, integer, later, readOptions, typedArray } from '../core/options.js';
 import { setInto } from '../core/typed.js';
 import { checkListable, tensorLayout, tensorsOf } from './layout.js';
-import { CONFIG_WORDS, nativeSizes, writeConfig } from './native-config.js';
+import { CONFIG_WORDS, configArrays, configContext, nativeSizes, writeConfig } from './native-config.js';
 import {
-  CONFIG_METADATA_KEY, deepFreeze, deepSnapshot, lengthDependent, modelSpec, readCreateOptions, readMask, readTokens, resolveConfig,
-  ropeFrequenciesFor,
+  CONFIG_METADATA_KEY, checkResolved, deepFreeze, deepSnapshot, modelSpec, readCreateOptions, readMask, readPositions, readTokens,
+  resolveConfig,
 } from './options.js';
-import { Decoder, argmax, readDecoderOptions } from './decoder.js';
+import { Decoder, generateSpec as decoderGenerateSpec, readDecoderOptions, readGenerate } from './decoder.js';
 import { MAX_HEADER_BYTES, headerBytes, writeSafetensors } from './safetensors.js';
 import { readWeights } from './weights.js';
 
@@ -34,6 +34,7 @@ export function createEncoder(options) {
   const fn = 'createEncoder';
   const { o, source, fromFile } = readCreateOptions(fn, options);
   const config = resolveConfig(fn, o);
+  checkResolved(fn, config);
   const layout = tensorLayout(fn, config);
   let host;
   try {
@@ -48,14 +49,15 @@ export function createEncoder(options) {
 
 /** The options of forward, pool, logits and classify (language is checked against the encoder's languages). */
 export const forwardSpec = {
+  positions: later({ optional: true }),
   mask: later({ optional: true }),
   causal: boolean({ default: false }),
   language: later({ optional: true }),
   out: typedArray('float32', { optional: true }),
 };
 
-/** encoder.generate()'s options (language is checked against the encoder's languages). */
-export const generateSpec = { maxNewTokens: integer(0, INT32_MAX), language: later({ optional: true }) };
+/** encoder.generate() and stream()'s options: the decoder's, and the language of a decoder made for the call. */
+export const generateSpec = { ...decoderGenerateSpec, language: later({ optional: true }) };
 
 /**
  * A tiny encoder created by createEncoder. Its methods are synchronous and
@@ -64,8 +66,9 @@ export const generateSpec = { maxNewTokens: integer(0, INT32_MAX), language: lat
 class Encoder {
   #config;
   #layout;
-  #buffers = {}; // name -> WasmArray: params, head, config, invFreq, sizes, hidden, work, attention, ...
-  #invFreqSeq = -1; // the sequence length the RoPE frequencies were computed for
+  #buffers = {}; // name -> WasmArray: params, head, config, sizes, hidden, work, attention, ...
+  #lists = []; // WasmArrays the config points at (LongRoPE's factors)
+  #context; // how errors name the config's C fields
   #last = null; // { seq, mask } of the last forward pass
   #decoders = new Set(); // live decoders: they read params, so they go when the encoder goes
   #disposed = false;
@@ -75,9 +78,8 @@ class Encoder {
     const fn = 'createEncoder';
     this.#config = deepFreeze(deepSnapshot(fn, config, 'options'));
     this.#layout = layout;
-    const p = this.#config.positional;
+    this.#context = configContext(this.#config);
     // all validation is done: only now does wasm memory get allocated
-    const rope = p.type === 'rope' ? ropeFrequenciesFor(fn, p, 0) : null;
     try {
       this.#buffers.params = allocateFor(fn, 'float32', Math.max(layout.paramsLength, 1));
       this.#buffers.params.array.set(host.params);
@@ -87,8 +89,9 @@ class Encoder {
       }
       this.#buffers.config = allocateFor(fn, 'float64', CONFIG_WORDS);
       this.#buffers.sizes = allocateFor(fn, 'int32', 2); // posenc_encoder_sizes' two size_t
-      if (rope) this.#buffers.invFreq = allocateFor(fn, 'float64', p.rotaryDim / 2);
-      this.#writeConfig(rope);
+      const { sc, arrays, pointers } = configArrays(fn, this.#config);
+      this.#lists = arrays;
+      writeConfig(fn, this.#buffers.config.pointer(fn), this.#config, sc, pointers(fn));
       // the C's parameter count is the one formula (posenc_encoder_sizes): the tensors must fill it exactly
       const { params } = this.#sizes(fn, 0);
       if (params !== layout.paramsLength) {
@@ -110,13 +113,6 @@ class Encoder {
     return this.#layout.paramsLength + this.#layout.headLength;
   }
 
-  #writeConfig(rope) {
-    const fn = 'createEncoder';
-    if (rope) this.#buffers.invFreq.array.set(rope.invFreq);
-    const at = rope && { pointer: this.#buffers.invFreq.pointer(fn), attentionFactor: rope.attentionFactor };
-    writeConfig(fn, this.#buffers.config.pointer(fn), this.#config, at);
-  }
-
   #alive(fn) {
     if (this.#disposed) throw new Error(`posenc.${fn}: the encoder was disposed`);
   }
@@ -126,7 +122,7 @@ class Encoder {
    * decides (one formula, in include/posenc.h).
    */
   #sizes(fn, seq) {
-    return nativeSizes(fn, this.#buffers.config.pointer(fn), this.#buffers.sizes.pointer(fn), seq);
+    return nativeSizes(fn, this.#buffers.config.pointer(fn), this.#buffers.sizes.pointer(fn), seq, this.#context);
   }
 
   /**
@@ -140,24 +136,13 @@ class Encoder {
     const ids = readTokens(fn, tokens, c.vocabSize);
     const seq = ids.length;
     const o = readOptions(fn, options, forwardSpec);
-    if (o.language !== undefined) {
-      if (!c.languages) throw new RangeError(`posenc.${fn}: language needs an encoder created with languages > 0, got ${describe(o.language)}`);
-      integer(0, c.languages - 1).check(fn, 'language', o.language);
-    }
-    const p = c.positional;
-    if (p.type === 'learned' && seq > p.maxLength) {
-      throw new RangeError(`posenc.${fn}: tokens must number at most positional.maxLength = ${p.maxLength} (the rows of pos_embed.weight), got ${seq} tokens`);
-    }
     const mask = o.mask === undefined ? null : readMask(fn, o.mask, seq);
+    const positions = o.positions === undefined ? null : readPositions(fn, o.positions, seq);
     const act = elementCount(fn, { seq, dModel: c.dModel });
     const outCount = entry === 'logits' ? elementCount(fn, { seq, vocabSize: c.vocabSize }) : act;
     const probs = c.keepAttention ? elementCount(fn, { layers: c.layers, heads: c.heads, 'seq * seq': seq * seq }) : 0;
     if (o.out !== undefined && countOf(o.out) !== outLength(seq)) {
       throw new RangeError(`posenc.${fn}: out must have length ${outLength(seq)}, got ${countOf(o.out)}`);
-    }
-    if (lengthDependent(p) && this.#invFreqSeq !== seq) {
-      this.#writeConfig(ropeFrequenciesFor(fn, p, seq));
-      this.#invFreqSeq = seq;
     }
     const { work } = this.#sizes(fn, seq);
     const target = growFloat32(fn, this.#buffers, entry === 'logits' ? 'lmLogits' : 'hidden', outCount);
@@ -173,15 +158,17 @@ class Encoder {
     ];
     if (attention) buffers.push({ array: attention, type: 'float32', length: probs });
     if (mask) buffers.push({ array: mask, type: 'int32', length: seq, copyIn: true });
+    if (positions) buffers.push({ array: positions, type: 'int32', length: seq, copyIn: true });
     const call = entry === 'logits' ? exports.posenc_encoder_logits : exports.posenc_encoder_forward;
     heapCall(fn, buffers, (pOut, pConfig, pParams, pWork, pTokens, ...rest) => {
       const pAttention = attention ? rest.shift() : 0;
       const pMask = mask ? rest.shift() : 0;
+      const pPositions = positions ? rest.shift() : 0;
       return call(
-        pOut, outCount, pConfig, pParams, this.#layout.paramsLength, pTokens, seq, pMask, o.causal ? 1 : 0,
+        pOut, outCount, pConfig, pParams, this.#layout.paramsLength, pTokens, seq, pPositions, pMask, o.causal ? 1 : 0,
         o.language ?? -1, pAttention, probs, pWork, work,
       );
-    });
+    }, this.#callContext(o));
     this.#last = { seq, mask };
     return { o, seq, act, mask, outCount };
   }
@@ -220,11 +207,11 @@ class Encoder {
   }
 
   /**
-   * A decoder for incremental decoding with a KV cache (include/posenc.h,
-   * posenc_decoder_feed): decoder.feed(prompt), then decoder.feed(token)
-   * after each new token, each returning the next-token logits at O(length)
-   * per token. Needs an LM head. The decoder holds wasm memory until its
-   * dispose() (or the encoder's).
+   * A decoder for incremental decoding with a KV cache (include/posenc_encoder.h,
+   * posenc_decoder_*): decoder.feed(prompt), then decoder.feed(token) after
+   * each new token, each returning the next-token logits at O(length) per
+   * token; or decoder.generate / decoder.stream. Needs an LM head. The
+   * decoder holds wasm memory until its dispose() (or the encoder's).
    * @param {{ maxLength?: number, language?: number }} [options]
    *   maxLength: the most tokens the sequence may hold (default: positional.maxLength
    *   for 'learned', else 2^31; the cache grows with the sequence, doubling);
@@ -234,14 +221,19 @@ class Encoder {
   decoder(options = {}) {
     const fn = 'encoder.decoder';
     this.#alive(fn);
-    const c = this.#config;
-    if (!c.lmHead) throw new Error(`posenc.${fn}: the encoder has no LM head (create it with lmHead: true and an lm_head.weight tensor, or tieEmbeddings: true)`);
-    return this.#decoder(readDecoderOptions(fn, options, c));
+    this.#needHead(fn);
+    return this.#decoder(fn, readDecoderOptions(fn, options));
   }
 
-  #decoder(o) {
+  #needHead(fn) {
+    if (!this.#config.lmHead) throw new Error(`posenc.${fn}: the encoder has no LM head (create it with lmHead: true and an lm_head.weight tensor, or tieEmbeddings: true)`);
+  }
+
+  #decoder(fn, o) {
     const model = {
       config: this.#config,
+      configBuffer: this.#buffers.config, // read once, by posenc_decoder_create (the state copies it)
+      context: this.#context,
       paramsLength: this.#layout.paramsLength,
       params: (at) => {
         if (this.#disposed) throw new Error(`posenc.${at}: the encoder was disposed (its decoders with it)`);
@@ -249,50 +241,74 @@ class Encoder {
       },
       forget: (d) => this.#decoders.delete(d),
     };
-    const d = new Decoder(model, o);
+    const d = new Decoder(model, o, fn);
     this.#decoders.add(d);
     return d;
   }
 
   /**
-   * Greedy generation with a KV cache: feeds the prompt, then each chosen
-   * token, and returns the maxNewTokens new tokens, each the largest logit
-   * (the first of equal ones, as torch.argmax) after the tokens before it.
-   * Equal to taking the argmax of logits(tokens, { causal: true }) at the last
-   * position and appending it, maxNewTokens times, at O(length) per token.
+   * generate() and stream()'s arguments checked (before any memory is
+   * taken), and a function making the call's decoder (default maxLength: the
+   * cache grows as the tokens come) and the options for it.
+   */
+  #callArgs(fn, prompt, options) {
+    this.#alive(fn);
+    this.#needHead(fn);
+    const { language, ...rest } = readOptions(fn, options, generateSpec);
+    readGenerate(fn, prompt, rest, this.#config.vocabSize);
+    const decoderOptions = readDecoderOptions(fn, language === undefined ? {} : { language });
+    return { make: () => this.#decoder(fn, decoderOptions), rest };
+  }
+
+  /**
+   * Generation with a KV cache, in C (decoder.generate on a decoder made for
+   * the call): feeds the prompt, then each chosen token, and returns the new
+   * tokens, at most maxNewTokens, ending after a token of stopTokens. Greedy
+   * by default: each token is the largest logit (the first of equal ones, as
+   * torch.argmax), equal to taking the argmax of logits(tokens, { causal: true })
+   * at the last position and appending it; temperature > 0 samples (topK,
+   * topP, seed), reproducibly from the seed.
    * @param {Int32Array | number[]} prompt ids in [0, vocabSize), at least one
-   * @param {{ maxNewTokens: number, language?: number }} options
+   * @param {import('../encoder.js').GenerateOptions & { language?: number }} options
    * @returns {Int32Array}
    */
   generate(prompt, options) {
     const fn = 'encoder.generate';
-    this.#alive(fn);
-    const c = this.#config;
-    if (!c.lmHead) throw new Error(`posenc.${fn}: the encoder has no LM head (create it with lmHead: true and an lm_head.weight tensor, or tieEmbeddings: true)`);
-    const ids = readTokens(fn, prompt, c.vocabSize);
-    const o = readOptions(fn, options, generateSpec);
-    const out = new Int32Array(o.maxNewTokens);
-    if (o.maxNewTokens === 0) return out;
-    // the last new token is never fed back: the sequence holds prompt + maxNewTokens - 1 tokens
-    const length = ids.length + o.maxNewTokens - 1;
-    const p = c.positional;
-    if (p.type === 'learned' && length > p.maxLength) {
-      throw new RangeError(
-        `posenc.${fn}: prompt.length + maxNewTokens - 1 must be at most positional.maxLength = ${p.maxLength} (learned positions stop there), got ${ids.length} + ${o.maxNewTokens} - 1 = ${length}`,
-      );
-    }
-    if (length > INT32_MAX + 1) throw new RangeError(`posenc.${fn}: prompt.length + maxNewTokens - 1 must be at most ${INT32_MAX + 1} positions, got ${length}`);
-    const d = this.#decoder(readDecoderOptions(fn, { maxLength: length, language: o.language }, c));
+    const { make, rest } = this.#callArgs(fn, prompt, options);
+    const d = make();
     try {
-      let logits = d.feed(ids);
-      for (let i = 0; i < o.maxNewTokens; i++) {
-        out[i] = argmax(logits);
-        if (i + 1 < o.maxNewTokens) logits = d.feed(out[i], { out: logits });
-      }
+      return d.generate(prompt, rest, fn);
     } finally {
       d.dispose();
     }
-    return out;
+  }
+
+  /**
+   * generate() one token at a time: a generator yielding each new token as it
+   * is chosen, the same tokens as generate() with the same options. Its
+   * checks run at the first next(), as any generator's.
+   * @param {Int32Array | number[]} prompt
+   * @param {import('../encoder.js').GenerateOptions & { language?: number }} options
+   * @returns {Generator<number, void, undefined>}
+   */
+  *stream(prompt, options) {
+    const fn = 'encoder.stream';
+    const { make, rest } = this.#callArgs(fn, prompt, options);
+    const d = make(); // at the first next(): a stream never started holds no memory
+    try {
+      yield* d.stream(prompt, rest, fn);
+    } finally {
+      d.dispose();
+    }
+  }
+
+  /** How a call's errors name C's arguments: the config's fields, and the call's own options. */
+  #callContext(o) {
+    const { label, given } = this.#context;
+    return {
+      label: (cName) => (cName === 'language' || cName === 'positions' ? cName : label(cName)),
+      given: (name) => (name === 'language' ? o.language : given(name)),
+    };
   }
 
   #copyOut(fn, name, n, out) {
@@ -368,7 +384,7 @@ class Encoder {
     const fn = 'encoder.attention';
     this.#alive(fn);
     const c = this.#config;
-    if (!c.keepAttention) throw new Error(`posenc.${fn}: the encoder was created with keepAttention: false`);
+    if (!c.keepAttention) throw new Error(`posenc.${fn}: the encoder keeps no attention probabilities (create it with keepAttention: true; the default is false)`);
     if (!this.#last) throw new Error(`posenc.${fn}: no forward pass yet (call forward(tokens) first; a call that failed does not count)`);
     if (c.layers === 0) throw new RangeError(`posenc.${fn}: the encoder has no layers, got layer ${describe(layer)}`);
     integer(0, c.layers - 1).check(fn, 'layer', layer);
@@ -426,6 +442,7 @@ class Encoder {
   dispose() {
     this.#disposed = true;
     for (const d of [...this.#decoders]) d.dispose();
+    for (const a of this.#lists.splice(0)) if (!a.freed) a.free();
     for (const [name, b] of Object.entries(this.#buffers)) {
       if (b && !b.freed) b.free();
       this.#buffers[name] = null;
@@ -443,6 +460,7 @@ export function encoderTensorShapes(options) {
   const c = resolveConfig(fn, readOptions(fn, options, modelSpec));
   // one pass, no list of entries beside the result; each shape its own array (the
   // layers share their template's)
+  checkResolved(fn, c);
   const layout = tensorLayout(fn, c);
   checkListable(fn, layout);
   const shapes = {};

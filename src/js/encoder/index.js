@@ -9,7 +9,6 @@ export * from '../api.js';
 export { createEncoder, encoderTensorShapes } from './encoder.js';
 export { POSITIONAL_TYPES, CONFIG_METADATA_KEY } from './options.js';
 export { softmax } from './softmax.js';
-export { previousTokenHead } from './previous-token-head.js';
 export { readSafetensors, writeSafetensors, SAFETENSORS_DTYPES } from './safetensors.js';
 
 /**

@@ -1,22 +1,27 @@
 // options.js: reading createEncoder's options, the positional scheme, tokens
-// and masks. Each option's meaning: include/posenc.h, posenc_encoder_config.
+// and masks: their types, keys and shapes. Each option's meaning and range:
+// include/posenc_encoder.h, posenc_encoder_config, checked there (C validates:
+// native-config.js checkConfig).
 import { activation, norm_placement, positional as POSITIONAL_NAMES, rope_precision } from '../../../build/abi.js';
 import { describe, fail, isPlainObject, typedArrayType } from '../core/describe.js';
-import { INT32_MAX, boolean, integer, later, number, oneOf, readOptions, readTagged } from '../core/options.js';
+import { row } from '../core/errors.js';
+import { INT32_MAX, INT32_MIN, boolean, integer, later, oneOf, param, readOptions, readTagged } from '../core/options.js';
 import { lengthOf } from '../core/typed.js';
-import { checkT5Buckets } from '../buckets.js';
-import { ROPE_LAYOUTS, resolveRotaryDim, ropeFrequencies } from '../rope.js';
+import { ROPE_LAYOUTS, ropeFrequenciesOf } from '../rope.js';
 import { sectionList } from '../rope-axes.js';
-import { LAYOUTS, checkLayoutWidth } from '../sinusoidal.js';
+import { evenDim } from '../rope-scaling.js';
+import { LAYOUTS } from '../sinusoidal.js';
+import { checkConfig, configContext, scalingOf } from './native-config.js';
 import { readWeightsSource } from './weights.js';
 
 /** Positional schemes (posenc_positional). */
 export const POSITIONAL_TYPES = POSITIONAL_NAMES;
 /** The metadata key of a .safetensors file that holds the encoder's options as JSON. */
 export const CONFIG_METADATA_KEY = 'posenc.config';
-const FLT_MAX = 3.4028234663852886e38;
 /** How deep options may nest (positional.scaling.longFactor is 3): deeper is an error, never a stack overflow. */
 const MAX_DEPTH = 16;
+/** The default of a parameter: what its row's 0 selects (include/posenc.h's tables). */
+const zero = (id) => row(id).zero;
 
 /**
  * A deep copy of a value made of plain objects, arrays and typed arrays, read
@@ -44,11 +49,11 @@ export function deepFreeze(v) {
 /** Each positional scheme's options, besides `type`. */
 export const POSITIONAL = {
   none: {},
-  sinusoidal: { base: number({ above: 1, default: 10000 }), layout: oneOf(LAYOUTS, { default: 'interleaved' }) },
+  sinusoidal: { base: param('BASE', 'double', { default: zero('BASE') }), layout: oneOf(LAYOUTS, { default: 'interleaved' }) },
   rope: {
-    base: number({ above: 1, default: 10000 }),
+    base: param('BASE', 'double', { default: zero('BASE') }),
     scaling: later({ optional: true }),
-    rotaryDim: integer(2, INT32_MAX, { optional: true }),
+    rotaryDim: evenDim({ optional: true }),
     layout: oneOf(ROPE_LAYOUTS, { default: 'half' }),
     precision: oneOf(rope_precision, { default: 'float64' }),
     // what ropeFromConfig returns for M-RoPE: a text encoder's positions are equal on
@@ -56,42 +61,40 @@ export const POSITIONAL = {
     mropeSection: sectionList({ optional: true }),
     mropeInterleaved: boolean({ optional: true }),
   },
-  alibi: { maxBias: number({ above: 0, default: 8 }) },
+  alibi: { maxBias: param('MAX_BIAS', 'double', { default: zero('MAX_BIAS') }) },
   t5: {
-    numBuckets: integer(2, INT32_MAX, { default: 32 }),
-    maxDistance: integer(1, INT32_MAX, { default: 128 }),
+    numBuckets: param('NUM_BUCKETS', 'size', { default: zero('NUM_BUCKETS') }),
+    maxDistance: param('MAX_DISTANCE', 'size', { default: zero('MAX_DISTANCE') }),
     bidirectional: boolean({ default: true }),
   },
-  learned: { maxLength: integer(1, INT32_MAX) },
+  learned: { maxLength: param('MAX_LENGTH', 'size') },
 };
 
 /**
- * Reads `positional` ({ type, ...options }) for an encoder with headDim
- * features per head: its own properties, once (a snapshot, nested objects
- * such as rope's scaling included).
+ * Reads `positional` ({ type, ...options }): its own properties, once (a
+ * snapshot, nested objects such as rope's scaling included); RoPE's
+ * rotaryDim defaults to headDim.
  */
-export function readPositional(fn, given, dModel, headDim) {
+export function readPositional(fn, given, headDim) {
   if (!isPlainObject(given)) {
     const types = POSITIONAL_TYPES.map((t) => `'${t}'`).join(', ');
     throw fail(TypeError, fn, 'positional', `an object { type, ... } with type one of ${types}`, given);
   }
-  const label = (key) => `positional.${key}`;
-  const p = readTagged(fn, deepSnapshot(fn, given, 'positional'), POSITIONAL, label);
-  if (p.type === 'sinusoidal') checkLayoutWidth(fn, p.layout, dModel, label('layout'));
+  const p = readTagged(fn, deepSnapshot(fn, given, 'positional'), POSITIONAL, (key) => `positional.${key}`);
   if (p.type === 'rope') {
-    p.rotaryDim = resolveRotaryDim(fn, p.rotaryDim, headDim, label('rotaryDim'), 'headDim = dModel / heads');
-    ropeFrequenciesFor(fn, p, 0); // validates base and scaling now
+    scalingOf(p); // its keys and types now; its values are C's
+    p.rotaryDim ??= headDim;
   }
-  if (p.type === 't5') checkT5Buckets(fn, p, label);
   return p;
 }
 
-/** Each query scale's options, besides `type` (include/posenc.h, posenc_query_scale). */
+/** Each query scale's options, besides `type` (include/posenc_encoder.h, posenc_query_scale). */
 export const QUERY_SCALES = {
   none: {},
-  // transformers' Llama4TextConfig defaults: floor_scale 8192, attn_scale 0.1
-  llama4: { floorScale: number({ above: 0, default: 8192 }), attnScale: number({ default: 0.1 }) },
-  ministral3: { beta: number(), originalMaxPositionEmbeddings: number({ min: 1 }) },
+  // transformers' Llama4TextConfig defaults: floor_scale 8192, attn_scale 0.1;
+  // attnScale 0 scales nothing (1 at every position)
+  llama4: { floorScale: param('FLOOR_SCALE', 'double', { default: zero('FLOOR_SCALE') }), attnScale: param('ATTN_SCALE', 'double', { default: zero('ATTN_SCALE'), zeroAllowed: true }) },
+  ministral3: { beta: param('BETA', 'double'), originalMaxPositionEmbeddings: param('ORIGINAL_MAX_POSITION_Q', 'double') },
 };
 /** Query scale types (posenc_query_scale). */
 export const QUERY_SCALE_TYPES = Object.keys(QUERY_SCALES);
@@ -99,7 +102,7 @@ export const QUERY_SCALE_TYPES = Object.keys(QUERY_SCALES);
 /**
  * Reads `queryScale` ({ type, ...options }): the per-position multiplier of
  * every query (Llama 4's temperature tuning, Ministral 3's beta); undefined
- * stays undefined (none).
+ * stays undefined (none). Its multipliers' range is C's.
  */
 export function readQueryScale(fn, given) {
   if (given === undefined) return undefined;
@@ -107,58 +110,46 @@ export function readQueryScale(fn, given) {
     const types = QUERY_SCALE_TYPES.map((t) => `'${t}'`).join(', ');
     throw fail(TypeError, fn, 'queryScale', `an object { type, ... } with type one of ${types}`, given);
   }
-  const q = readTagged(fn, deepSnapshot(fn, given, 'queryScale'), QUERY_SCALES, (key) => `queryScale.${key}`);
-  // every multiplier must be a finite float: each formula is monotonic in p, so the last position decides
-  const last = queryScaleAt(q, INT32_MAX);
-  if (!(Math.abs(last) <= FLT_MAX)) {
-    throw new RangeError(`posenc.${fn}: queryScale gives the multiplier ${last} at position ${INT32_MAX}, beyond float32's range: ${JSON.stringify(q)}`);
-  }
-  return q;
-}
-
-/** The query multiplier at position p, in double (include/posenc.h, posenc_query_scale). */
-export function queryScaleAt(q, p) {
-  if (q?.type === 'llama4') return Math.log(Math.floor((p + 1) / q.floorScale) + 1) * q.attnScale + 1;
-  if (q?.type === 'ministral3') return 1 + q.beta * Math.log(1 + Math.floor(p / q.originalMaxPositionEmbeddings));
-  return 1;
-}
-
-/** Whether the RoPE frequencies follow the sequence length (dynamic NTK, LongRoPE without a fixed seqLength). */
-export function lengthDependent(p) {
-  return p.type === 'rope' && isPlainObject(p.scaling) && (p.scaling.type === 'dynamic' || p.scaling.type === 'longrope') &&
-    p.scaling.seqLength === undefined;
-}
-
-/** RoPE frequencies for `seq` tokens (dynamic and longrope depend on it); errors name fn. */
-export function ropeFrequenciesFor(fn, p, seq) {
-  // HF: seq_len = max(position_ids) + 1
-  const scaling = lengthDependent(p) ? { ...p.scaling, seqLength: Math.max(seq, 1) } : p.scaling;
-  try {
-    const axes = p.mropeSection === undefined ? {} : { mropeSection: p.mropeSection, mropeInterleaved: p.mropeInterleaved };
-    return ropeFrequencies({ rotaryDim: p.rotaryDim, base: p.base, scaling, ...axes });
-  } catch (error) {
-    const message = error.message.replace(/^posenc\.ropeFrequencies: /, '');
-    throw new error.constructor(`posenc.${fn}: positional (rope): ${message}`);
-  }
+  return readTagged(fn, deepSnapshot(fn, given, 'queryScale'), QUERY_SCALES, (key) => `queryScale.${key}`);
 }
 
 const TOKEN_ARRAYS = ['Int32Array', 'Uint8Array', 'Uint16Array', 'Uint32Array', 'Int16Array', 'Int8Array'];
 const tokensAllowed = (vocab) => `an Int32Array or Array of integers from 0 to ${vocab - 1}`;
 
-/** tokens -> Int32Array of ids < vocab, at least one. */
-export function readTokens(fn, tokens, vocab) {
+/** tokens (or the array `name`) -> Int32Array of ids < vocab, at least `least` of them. */
+export function readTokens(fn, tokens, vocab, name = 'tokens', least = 1) {
   const ok = Array.isArray(tokens) || TOKEN_ARRAYS.includes(typedArrayType(tokens));
-  if (!ok) throw fail(TypeError, fn, 'tokens', tokensAllowed(vocab), tokens);
+  if (!ok) throw fail(TypeError, fn, name, tokensAllowed(vocab), tokens);
   const length = Array.isArray(tokens) ? tokens.length : lengthOf(tokens);
-  if (length === 0) throw fail(RangeError, fn, 'tokens', `${tokensAllowed(vocab)}, at least one`, tokens);
+  if (length < least) throw fail(RangeError, fn, name, `${tokensAllowed(vocab)}, at least one`, tokens);
   const ids = new Int32Array(length);
   for (let i = 0; i < length; i++) {
     const t = tokens[i];
-    if (typeof t !== 'number') throw fail(TypeError, fn, `tokens[${i}]`, `an integer from 0 to ${vocab - 1}`, t);
-    if (!Number.isInteger(t) || t < 0 || t >= vocab) throw fail(RangeError, fn, `tokens[${i}]`, `an integer from 0 to ${vocab - 1}`, t);
+    if (typeof t !== 'number') throw fail(TypeError, fn, `${name}[${i}]`, `an integer from 0 to ${vocab - 1}`, t);
+    if (!Number.isInteger(t) || t < 0 || t >= vocab) throw fail(RangeError, fn, `${name}[${i}]`, `an integer from 0 to ${vocab - 1}`, t);
     ids[i] = t;
   }
   return ids;
+}
+
+/**
+ * positions -> Int32Array of seq explicit position ids (C checks their range:
+ * >= 0, below positional.maxLength for 'learned'); JS only what C cannot
+ * see: an array of seq integers that int32 holds.
+ */
+export function readPositions(fn, positions, seq) {
+  const allowed = `an Int32Array or Array of ${seq} integers (the position of each token)`;
+  if (!Array.isArray(positions) && !TOKEN_ARRAYS.includes(typedArrayType(positions))) throw fail(TypeError, fn, 'positions', allowed, positions);
+  const length = Array.isArray(positions) ? positions.length : lengthOf(positions);
+  if (length !== seq) throw new RangeError(`posenc.${fn}: positions must have length tokens.length = ${seq}, got ${length}`);
+  const out = new Int32Array(seq);
+  for (let i = 0; i < seq; i++) {
+    const p = positions[i];
+    if (typeof p !== 'number') throw fail(TypeError, fn, `positions[${i}]`, 'an integer', p);
+    if (!Number.isInteger(p) || p < INT32_MIN || p > INT32_MAX) throw fail(RangeError, fn, `positions[${i}]`, `an integer from 0 to ${INT32_MAX}`, p);
+    out[i] = p;
+  }
+  return out;
 }
 
 /** mask -> Int32Array of 0/1 (1 = a real token, 0 = padding, Hugging Face's attention_mask). */
@@ -178,22 +169,22 @@ export function readMask(fn, mask, seq) {
 
 /** createEncoder's options. */
 export const createSpec = {
-  vocabSize: integer(1, INT32_MAX),
-  dModel: integer(1, INT32_MAX),
-  heads: integer(1, INT32_MAX),
-  dFF: integer(1, INT32_MAX),
-  layers: integer(0, INT32_MAX),
+  vocabSize: param('VOCAB_SIZE', 'size'),
+  dModel: param('ENCODER_D_MODEL', 'size'),
+  heads: param('ENCODER_HEADS', 'size'),
+  dFF: param('D_FF', 'size'),
+  layers: param('LAYERS', 'size'),
   positional: later({ default: { type: 'sinusoidal' } }),
   norm: oneOf(norm_placement, { default: 'pre' }),
   activation: oneOf(activation, { default: 'relu' }),
   finalNorm: boolean({ default: false }),
-  embedScale: number({ min: -FLT_MAX, max: FLT_MAX, optional: true }),
-  normEps: number({ above: 0, default: 1e-5 }),
-  languages: integer(0, INT32_MAX, { default: 0 }),
+  embedScale: param('EMBED_SCALE', 'double', { optional: true }),
+  normEps: param('NORM_EPS', 'double', { default: zero('NORM_EPS') }),
+  languages: param('LANGUAGES', 'size', { default: 0 }),
   classes: integer(0, INT32_MAX, { default: 0 }),
   lmHead: boolean({ optional: true }),
   tieEmbeddings: boolean({ default: false }),
-  keepAttention: boolean({ default: true }),
+  keepAttention: boolean({ default: false }),
   queryScale: later({ optional: true }),
   weights: later(),
 };
@@ -220,24 +211,31 @@ export function readCreateOptions(fn, options) {
   } catch (error) {
     throw new error.constructor(error.message.replace(`posenc.${fn}: `, `posenc.${fn}: ${where}: `));
   }
-  // the caller's options win, key by key (keepAttention: false over a file, say)
-  const merged = { ...file };
-  for (const [key, v] of Object.entries(given)) if (v !== undefined) merged[key] = v;
+  // the caller's options win, key by key (keepAttention: false over a file, say);
+  // fromEntries defines each key, so an own '__proto__' stays a key (and is refused)
+  const merged = Object.fromEntries([...Object.entries(file), ...Object.entries(given).filter(([, v]) => v !== undefined)]);
   return { o: readOptions(fn, merged, createSpec), source, fromFile: true };
 }
 
-/** Checks what one option says about another, fills derived defaults: the config an Encoder keeps. */
+/**
+ * The config an Encoder keeps: the options read, what one option says about
+ * another, RoPE's rotaryDim (default headDim). Its ranges are C's
+ * (checkResolved, before the tensors' counts: layout.js).
+ */
 export function resolveConfig(fn, o) {
   const { weights: _, ...c } = o;
-  if (c.dModel % c.heads) {
-    throw new RangeError(`posenc.${fn}: dModel must be a multiple of heads = ${c.heads} (each head takes dModel / heads features), got ${c.dModel}`);
-  }
-  c.positional = readPositional(fn, c.positional, c.dModel, c.dModel / c.heads);
+  c.positional = readPositional(fn, c.positional, Math.floor(c.dModel / c.heads));
   c.queryScale = readQueryScale(fn, c.queryScale);
-  if (!c.embedScale) c.embedScale = Math.sqrt(c.dModel); // zero means default, as in C
   if (c.tieEmbeddings && c.lmHead === false) {
     throw new RangeError(`posenc.${fn}: tieEmbeddings: true is an LM head (its weight is embed.weight), got lmHead: false beside it`);
   }
   c.lmHead = c.tieEmbeddings || c.lmHead === true;
   return c;
+}
+
+/** Checks a resolved config in C: every rule of posenc_encoder_config, and RoPE's frequencies; errors name the options. */
+export function checkResolved(fn, c) {
+  checkConfig(fn, c);
+  const p = c.positional;
+  if (p.type === 'rope') ropeFrequenciesOf(fn, p, scalingOf(p), { prefix: 'positional.', scaling: (key) => `positional.scaling.${key}` });
 }

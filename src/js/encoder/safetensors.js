@@ -11,10 +11,12 @@
 // F16, BF16, rounded to nearest even). Pure JS: no wasm, no init() needed.
 import { describe, isPlainObject, typeOf } from '../core/describe.js';
 import { readOptions, snapshot } from '../core/options.js';
+import { JsonNumber, hasLoneSurrogate, parseHeader, shapeOverflow } from './safetensors-header.js';
 
 /** The dtypes readSafetensors converts and writeSafetensors writes. */
 export const SAFETENSORS_DTYPES = ['F32', 'F16', 'BF16', 'F64'];
 const BYTES = { F64: 8, F32: 4, F16: 2, BF16: 2 };
+const BITS = { F64: 64, F32: 32, F16: 16, BF16: 16 };
 // The reference implementation refuses headers above 100 MB (MAX_HEADER_SIZE).
 const MAX_HEADER = 100_000_000;
 
@@ -82,7 +84,25 @@ const toBF16 = (x) => roundToBits(x, 8, 7);
 
 // ---------------------------------------------------------------- reading
 
-const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+/** A header value as its JSON text, shortened, for messages. */
+function show(v) {
+  if (v instanceof JsonNumber) return v.text;
+  if (Array.isArray(v)) return `[${v.slice(0, 8).map(show).join(', ')}${v.length > 8 ? ', ...' : ''}]`;
+  if (v instanceof Map) return 'an object';
+  return v === undefined ? 'nothing' : JSON.stringify(v);
+}
+
+/** An array of usizes (integer literals up to 2^64 - 1) within JS's safe integers, as numbers; null when it is not. */
+function usizes(v, length) {
+  if (!Array.isArray(v) || (length !== undefined && v.length !== length)) return null;
+  const out = [];
+  for (const x of v) {
+    const u = x instanceof JsonNumber ? x.u64 : undefined;
+    if (u === undefined) return null;
+    out.push(u);
+  }
+  return out;
+}
 
 function asBytes(fn, what, bytes) {
   try {
@@ -111,35 +131,50 @@ export function parseSafetensors(fn, what, input) {
   if (8 + n > bytes.length) throw bad(`the header length ${n} runs past the end of the ${bytes.length} bytes`);
   let header;
   try {
-    header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + n)));
+    // ignoreBOM: a byte order mark stays in the text, where the parser refuses it as the reference does
+    header = parseHeader(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes.subarray(8, 8 + n)));
   } catch (error) {
-    throw bad(`the header is not UTF-8 JSON (${error.message})`);
+    throw bad(`the header is not UTF-8 JSON as the reference parser reads it (${error.message})`);
   }
-  if (!isObject(header)) throw bad(`the header must be a JSON object, got ${describe(header)}`);
+  if (!(header instanceof Map)) throw bad(`the header must be a JSON object, got ${Array.isArray(header) ? 'an array' : show(header)}`);
+  if (header.repeated?.has('__metadata__')) throw bad('__metadata__ is given twice');
   const dataStart = 8 + n;
   const dataLength = bytes.length - dataStart;
   let metadata = {};
   const entries = [];
-  for (const [name, info] of Object.entries(header)) {
+  for (const [name, info] of header) {
     if (name === '__metadata__') {
-      if (!isObject(info) || !Object.values(info).every((v) => typeof v === 'string')) {
+      if (info === null) continue; // the reference's Option<HashMap>: null is none
+      if (!(info instanceof Map) || ![...info.values()].every((v) => typeof v === 'string')) {
         throw bad('__metadata__ must map strings to strings');
       }
-      metadata = { ...info };
+      metadata = Object.fromEntries(info); // own keys, '__proto__' included
       continue;
     }
-    if (!isObject(info)) throw bad(`tensor '${name}' must be an object { dtype, shape, data_offsets }`);
-    const { dtype, shape, data_offsets: offsets } = info;
-    if (typeof dtype !== 'string') throw bad(`tensor '${name}' has no dtype string`);
-    if (!Array.isArray(shape) || !shape.every((s) => Number.isSafeInteger(s) && s >= 0)) {
-      throw bad(`tensor '${name}' must have a shape of non-negative integers, got ${JSON.stringify(shape)}`);
+    if (!(info instanceof Map)) throw bad(`tensor '${name}' must be an object { dtype, shape, data_offsets }`);
+    for (const field of ['dtype', 'shape', 'data_offsets']) {
+      if (info.repeated?.has(field)) throw bad(`tensor '${name}' gives ${field} twice`);
     }
-    if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every((o) => Number.isSafeInteger(o) && o >= 0) || offsets[0] > offsets[1]) {
-      throw bad(`tensor '${name}' must have data_offsets [begin, end] with 0 <= begin <= end, got ${JSON.stringify(offsets)}`);
+    const dtype = info.get('dtype');
+    if (typeof dtype !== 'string') throw bad(`tensor '${name}' has no dtype string`);
+    const big = usizes(info.get('shape'));
+    if (!big) {
+      throw bad(`tensor '${name}' must have a shape of non-negative integers (integer literals up to 2^64 - 1), got ${show(info.get('shape'))}`);
+    }
+    const offsetsBig = usizes(info.get('data_offsets'), 2);
+    if (!offsetsBig || offsetsBig[0] > offsetsBig[1]) {
+      throw bad(`tensor '${name}' must have data_offsets [begin, end] with 0 <= begin <= end, got ${show(info.get('data_offsets'))}`);
     }
     if (!Object.hasOwn(BYTES, dtype)) {
       throw fail(RangeError, fn, what, `tensor '${name}' has dtype ${dtype}: posenc reads the floating dtypes ${SAFETENSORS_DTYPES.join(', ')}`);
     }
+    const overflow = shapeOverflow(big, BITS[dtype]);
+    if (overflow) throw bad(`tensor '${name}' has the shape [${big.join(', ')}]: ${overflow}`);
+    if (![...big, ...offsetsBig].every((v) => v <= BigInt(Number.MAX_SAFE_INTEGER))) {
+      throw bad(`tensor '${name}' has a shape or data_offsets past 2^53 - 1, which posenc does not read: shape [${big.join(', ')}], data_offsets [${offsetsBig.join(', ')}]`);
+    }
+    const shape = big.map(Number);
+    const offsets = offsetsBig.map(Number);
     const count = shape.reduce((a, b) => a * b, 1);
     if (offsets[1] - offsets[0] !== count * BYTES[dtype]) {
       throw bad(`tensor '${name}' (${dtype} [${shape.join(', ')}]) needs ${count * BYTES[dtype]} bytes, its data_offsets span ${offsets[1] - offsets[0]}`);
@@ -253,12 +288,23 @@ export function writeSafetensors(tensors, options = {}) {
     throw new TypeError(`posenc.${fn}: tensors must be an object { name: { shape, data, dtype? } }, got ${describe(tensors)}`);
   }
   const { metadata } = readOptions(fn, options, writeSpec);
+  // JSON.stringify writes a lone surrogate as a \u escape, which the reference parser refuses
+  const unicode = (what, text) => {
+    if (hasLoneSurrogate(text)) {
+      throw new RangeError(`posenc.${fn}: ${what} must be valid Unicode (UTF-8 cannot hold a lone surrogate), got ${JSON.stringify(text)}`);
+    }
+  };
+  for (const [key, value] of Object.entries(metadata ?? {})) {
+    unicode('metadata', key);
+    unicode('metadata', value);
+  }
   const header = {};
   if (metadata) setOwn(header, '__metadata__', { ...metadata });
   const parts = [];
   let offset = 0;
   for (const [name, t] of Object.entries(snapshot(tensors))) {
     if (name === '__metadata__') throw new RangeError(`posenc.${fn}: '__metadata__' is reserved, not a tensor name`);
+    unicode('tensor names', name);
     const what = `tensors['${name}']`;
     const tensor = typeOf(t) === 'Float32Array' ? { shape: [t.length], data: t } : isPlainObject(t) ? snapshot(t) : null;
     if (!tensor) {
@@ -279,6 +325,8 @@ export function writeSafetensors(tensors, options = {}) {
     if (!(Array.isArray(data) || ['Float32Array', 'Float64Array'].includes(typeOf(data)))) {
       throw new TypeError(`posenc.${fn}: ${what}.data must be a Float32Array, Float64Array or Array of numbers, got ${describe(data)}`);
     }
+    const overflow = shapeOverflow(shape, BITS[dtype]);
+    if (overflow) throw new RangeError(`posenc.${fn}: ${what}.shape [${shape.join(', ')}]: ${overflow}, which the reference parser refuses`);
     const count = shape.reduce((a, b) => a * b, 1);
     if (data.length !== count) {
       throw new RangeError(`posenc.${fn}: ${what}.data must have ${count} elements (shape [${shape.join(', ')}]), got ${data.length}`);

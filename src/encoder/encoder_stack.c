@@ -1,0 +1,441 @@
+/*
+ * encoder_stack.c: the layer stack of the tiny encoder (parameter layout and
+ * formulas in posenc_encoder.h), shared by the whole-sequence pass (src/encoder/encoder.c)
+ * and incremental decoding (src/encoder/decoder.c). The positional schemes reuse
+ * posenc's own routines: posenc_add_sinusoidal, posenc_rope_apply,
+ * posenc_alibi_bias and posenc_t5_bias; their checks run once, up front, as
+ * calls on empty inputs.
+ */
+#include "encoder_stack.h"
+
+#include <float.h>
+#include <math.h>
+
+#include "bias_terms.h"
+#include "checked.h"
+#include "encoder_params.h"
+#include "fmath.h"
+#include "nn_attend.h"
+#include "nn_kernels.h"
+#include "nn_math.h"
+
+/*
+ * The query multiplier at position p, in double (posenc_encoder.h,
+ * posenc_query_scale), the log posenc's own (src/fmath.h: the same bits in
+ * every build, and no libm tables in the wasm):
+ *   LLAMA4      log(floor((p + 1) / floor_scale) + 1) * attn_scale + 1
+ *               (transformers modeling_llama4.py Llama4TextAttention, its
+ *               attn_temperature_tuning on the NoPE layers)
+ *   MINISTRAL3  1 + beta * log(1 + floor(p / original_max_position))
+ *               (modeling_ministral3.py, llama_4_scaling_beta)
+ */
+static double query_scale_at(const posenc_encoder_query_scale *q, double p)
+{
+    if (q->type == POSENC_QUERY_SCALE_LLAMA4)
+        return fmath_log(floor((p + 1.0) / q->floor_scale) + 1.0) * q->attn_scale + 1.0;
+    if (q->type == POSENC_QUERY_SCALE_MINISTRAL3)
+        return 1.0 + q->beta * fmath_log(1.0 + floor(p / q->original_max_position));
+    return 1.0;
+}
+
+/* Defaults and ranges of the query scale: every multiplier must be a finite
+ * float; each formula is monotonic in p, so checking the last position and
+ * the first checks them all. */
+static int check_query_scale(posenc_encoder_query_scale *q, int index)
+{
+    int status;
+    if ((status = encoder_check(POSENC_PARAM_QUERY_SCALE, index, q->type)))
+        return status;
+    if (q->type == POSENC_QUERY_SCALE_LLAMA4) {
+        q->floor_scale = encoder_or_default(POSENC_PARAM_FLOOR_SCALE, q->floor_scale);
+        q->attn_scale = encoder_or_default(POSENC_PARAM_ATTN_SCALE, q->attn_scale);
+        if ((status = encoder_check(POSENC_PARAM_FLOOR_SCALE, index, q->floor_scale)) ||
+            (status = encoder_check(POSENC_PARAM_ATTN_SCALE, index, q->attn_scale)))
+            return status;
+    } else if (q->type == POSENC_QUERY_SCALE_MINISTRAL3) {
+        if ((status = encoder_check(POSENC_PARAM_BETA, index, q->beta)) ||
+            (status = encoder_check(POSENC_PARAM_ORIGINAL_MAX_POSITION_Q, index, q->original_max_position)))
+            return status;
+    }
+    double first = query_scale_at(q, 0.0), last = query_scale_at(q, (double)POSENC_POSITION_MAX);
+    if (fabs(first) <= FLT_MAX && fabs(last) <= FLT_MAX)
+        return POSENC_OK;
+    return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_QUERY_SCALE, index, "query_scale",
+                             POSENC_RULE_RESULT, fabs(first) <= FLT_MAX ? last : first, -FLT_MAX, FLT_MAX, NULL,
+                             "gives a multiplier beyond float32's range at position 0 or 2147483647");
+}
+
+/* The settings of the positional scheme, checked by the routines the stack
+ * calls (their records moved to the config's position, index). */
+static int check_positional(model *m, int index)
+{
+    posenc_encoder_config *c = &m->c;
+    float f = 0.0f;
+    int32_t i = 0;
+    int status = encoder_check(POSENC_PARAM_POSITIONAL, index, c->positional);
+    if (status)
+        return status;
+    switch (c->positional) {
+    case POSENC_POSITIONAL_SINUSOIDAL:
+        status = posenc_sinusoidal(&f, 0, 0, c->d_model, c->sinusoidal.base, 0, c->sinusoidal.layout);
+        break;
+    case POSENC_POSITIONAL_ROPE:
+        if (c->rope.rotary_dim == 0)
+            c->rope.rotary_dim = m->head_dim;
+        status = rope_plan_make(&m->rope, &c->rope, index, m->head_dim, 0, NULL, 0);
+        break;
+    case POSENC_POSITIONAL_ALIBI:
+        status = posenc_alibi_bias(&f, 0, c->heads, 0, 0, 0, 0, c->alibi.max_bias);
+        break;
+    case POSENC_POSITIONAL_T5:
+        if (c->t5.num_buckets == 0)
+            c->t5.num_buckets = (size_t)param_or_default(POSENC_PARAM_NUM_BUCKETS, 0.0);
+        if ((status = encoder_check(POSENC_PARAM_UNIDIRECTIONAL, index, c->t5.unidirectional)))
+            return status;
+        status = posenc_t5_buckets(&i, 0, 0, 0, !c->t5.unidirectional, c->t5.num_buckets, c->t5.max_distance, 0);
+        break;
+    case POSENC_POSITIONAL_LEARNED:
+        return encoder_check(POSENC_PARAM_MAX_LENGTH, index, (double)c->learned.max_length);
+    default:
+        return POSENC_OK;
+    }
+    return status ? param_at(status, index) : POSENC_OK;
+}
+
+int stack_model(model *m, const posenc_encoder_config *config, int index)
+{
+    int status;
+    if (!config)
+        return fail_null(index, "config");
+    m->c = *config;
+    posenc_encoder_config *c = &m->c;
+    if ((status = encoder_check(POSENC_PARAM_VOCAB_SIZE, index, (double)c->vocab_size)) ||
+        (status = encoder_check(POSENC_PARAM_ENCODER_D_MODEL, index, (double)c->d_model)) ||
+        (status = encoder_check(POSENC_PARAM_ENCODER_HEADS, index, (double)c->heads)) ||
+        (status = encoder_check(POSENC_PARAM_D_FF, index, (double)c->d_ff)) ||
+        (status = encoder_check(POSENC_PARAM_LAYERS, index, (double)c->layers)) ||
+        (status = encoder_check(POSENC_PARAM_LANGUAGES, index, (double)c->languages)) ||
+        (status = encoder_check(POSENC_PARAM_NORM, index, c->norm)) ||
+        (status = encoder_check(POSENC_PARAM_ACTIVATION, index, c->activation)) ||
+        (status = encoder_check(POSENC_PARAM_FINAL_NORM, index, c->final_norm)) ||
+        (status = encoder_check(POSENC_PARAM_LM_HEAD, index, c->lm_head)))
+        return status;
+    if (c->d_model % c->heads)
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_ENCODER_D_MODEL, index, "d_model",
+                                 POSENC_RULE_MULTIPLE, (double)c->d_model, (double)c->heads, POSENC_POSITION_MAX,
+                                 "heads", "each head takes d_model / heads features");
+    if (c->embed_scale == 0.0)
+        c->embed_scale = sqrt((double)c->d_model);
+    c->norm_eps = encoder_or_default(POSENC_PARAM_NORM_EPS, c->norm_eps);
+    if ((status = encoder_check(POSENC_PARAM_EMBED_SCALE, index, c->embed_scale)) ||
+        (status = encoder_check(POSENC_PARAM_NORM_EPS, index, c->norm_eps)))
+        return status;
+    m->head_dim = c->d_model / c->heads;
+    if ((status = check_positional(m, index)) || (status = check_query_scale(&c->query_scale, index)))
+        return status;
+
+    size_t d = c->d_model, proj = 0;
+    m->ff_len = nn_feed_forward_len(d, c->d_ff);
+    m->t5_len = 0;
+    m->pos_len = 0;
+    m->head_len = 0;
+    m->layer_len = 0;
+    m->params_len = 0;
+    if (m->ff_len == 0 || checked_add_mul(&proj, d, d) || checked_add_mul(&proj, 1, d) || checked_add_mul(&m->layer_len, 4, proj) ||
+        checked_add_mul(&m->layer_len, 4, d) || checked_add_mul(&m->layer_len, 1, m->ff_len) ||
+        checked_add_mul(&m->params_len, c->vocab_size, d) ||
+        (c->positional == POSENC_POSITIONAL_LEARNED && checked_mul(c->learned.max_length, d, &m->pos_len)) ||
+        checked_add_mul(&m->params_len, 1, m->pos_len) || checked_add_mul(&m->params_len, c->languages, d) ||
+        (c->positional == POSENC_POSITIONAL_T5 && checked_mul(c->t5.num_buckets, c->heads, &m->t5_len)) ||
+        checked_add_mul(&m->params_len, 1, m->t5_len) || checked_add_mul(&m->params_len, c->layers, m->layer_len) ||
+        checked_add_mul(&m->params_len, 2 * (size_t)c->final_norm, d) ||
+        (c->lm_head == POSENC_LM_HEAD_OWN && checked_mul(c->vocab_size, d, &m->head_len)) ||
+        checked_add_mul(&m->params_len, 1, m->head_len))
+        return fail_size(index, "the parameters", c->layers, m->layer_len);
+    return POSENC_OK;
+}
+
+int stack_rope(const model *m, size_t end, int index, rope_plan *plan)
+{
+    int status = rope_plan_make(plan, &m->c.rope, index, m->head_dim, end, NULL, 0);
+    return status ? status : rope_plan_check(plan, index);
+}
+
+int stack_check_language(const posenc_encoder_config *c, int32_t language, int index)
+{
+    if (language >= 0 && c->languages == 0)
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_LANGUAGE, index, "language",
+                                 POSENC_RULE_RESULT, language, 0.0, 0.0, NULL,
+                                 "needs a config with languages > 0");
+    if (language < -1 || (language >= 0 && (size_t)language >= c->languages))
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_LANGUAGE, index, "language",
+                                 POSENC_RULE_INTEGER, language, -1.0, (double)c->languages - 1.0, "languages - 1",
+                                 "-1: none");
+    return POSENC_OK;
+}
+
+int stack_relative_bias(const model *m)
+{
+    return m->c.positional == POSENC_POSITIONAL_ALIBI || m->c.positional == POSENC_POSITIONAL_T5;
+}
+
+int stack_check_positions(const model *m, const int32_t *positions, size_t count, int index, size_t *end)
+{
+    const posenc_encoder_config *c = &m->c;
+    int learned = c->positional == POSENC_POSITIONAL_LEARNED;
+    size_t top = 0;
+    for (size_t s = 0; s < count; s++) {
+        int32_t p = positions[s];
+        if (p < 0 || (learned && (size_t)p >= c->learned.max_length))
+            return param_element(param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_TOKEN_POSITIONS, index,
+                                                   "positions", POSENC_RULE_INTEGER, p, 0.0,
+                                                   learned ? (double)c->learned.max_length - 1.0 : POSENC_POSITION_MAX,
+                                                   learned ? "learned.max_length - 1" : NULL,
+                                                   learned ? "learned positions stop there" : NULL),
+                                 s);
+        top = (size_t)p + 1 > top ? (size_t)p + 1 : top;
+    }
+    *end = top;
+    return POSENC_OK;
+}
+
+int stack_check_buffers(const model *m, const float *params, const int32_t *tokens, const int32_t *positions,
+                        const int32_t *key_mask, size_t count, const float *const written[3],
+                        const size_t written_len[3], const char *const written_names[3], const int indexes[4])
+{
+    const posenc_encoder_config *c = &m->c;
+    for (size_t s = 0; s < count; s++)
+        if (tokens[s] < 0 || (size_t)tokens[s] >= c->vocab_size)
+            return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_TOKENS, indexes[3], "tokens",
+                                     POSENC_RULE_INTEGER, tokens[s], 0.0, (double)c->vocab_size - 1.0, "vocab_size",
+                                     NULL);
+    /* the written buffers are written while the others are read, layer after
+       layer: no two may share memory */
+    const void *ptrs[3] = { NULL, NULL, NULL };
+    size_t bytes[3] = { 0, 0, 0 };
+    const char *names[3] = { NULL, NULL, NULL };
+    size_t n_rope = c->positional == POSENC_POSITIONAL_ROPE ? rope_plan_inputs(&m->rope, &c->rope, ptrs, bytes, names) : 0;
+    for (size_t i = 0; i < 3; i++) {
+        for (size_t j = i + 1; j < 3; j++)
+            if (nn_overlap(written[i], written_len[i], written[j], written_len[j]))
+                return fail_overlap(indexes[i], written_names[i], written_names[j]);
+        if (nn_overlap(written[i], written_len[i], params, m->params_len))
+            return fail_overlap(indexes[i], written_names[i], "params");
+        if (nn_overlap(written[i], written_len[i], tokens, count))
+            return fail_overlap(indexes[i], written_names[i], "tokens");
+        if (nn_overlap(written[i], written_len[i], key_mask, count))
+            return fail_overlap(indexes[i], written_names[i], "key_mask");
+        if (nn_overlap(written[i], written_len[i], positions, count))
+            return fail_overlap(indexes[i], written_names[i], "positions");
+        for (size_t r = 0; r < n_rope; r++)
+            if (posenc_overlaps(written[i], posenc_bytes(written_len[i], sizeof(float)), ptrs[r], bytes[r]))
+                return fail_overlap(indexes[i], written_names[i], names[r]);
+    }
+    return POSENC_OK;
+}
+
+/* Where each part of params starts (posenc_encoder.h, posenc_encoder_sizes). */
+static const float *pos_table(const model *m, const float *params)
+{
+    return params + m->c.vocab_size * m->c.d_model;
+}
+
+static const float *language_table(const model *m, const float *params)
+{
+    return pos_table(m, params) + m->pos_len;
+}
+
+static const float *t5_table(const model *m, const float *params)
+{
+    return language_table(m, params) + m->c.languages * m->c.d_model;
+}
+
+static const float *first_layer(const model *m, const float *params)
+{
+    return t5_table(m, params) + m->t5_len;
+}
+
+const float *stack_lm_head(const model *m, const float *params)
+{
+    return m->c.lm_head == POSENC_LM_HEAD_TIED ? params : params + m->params_len - m->head_len;
+}
+
+nn_bias stack_bias_rows(const model *m, const float *params, float *bias, size_t query, size_t keys, int causal)
+{
+    const posenc_encoder_config *c = &m->c;
+    size_t len = c->heads * keys; /* within the caller's workspace: no overflow */
+    /* validated up front and query, keys - 1 <= POSENC_POSITION_MAX: cannot fail */
+    if (c->positional == POSENC_POSITIONAL_ALIBI)
+        posenc_alibi_bias(bias, len, c->heads, 1, keys, (int32_t)query, causal, c->alibi.max_bias);
+    else
+        posenc_t5_bias(bias, len, t5_table(m, params), m->t5_len, c->heads, 1, keys, !c->t5.unidirectional,
+                       c->t5.num_buckets, c->t5.max_distance, (int32_t)query);
+    nn_bias b = { bias + query, keys, -1 };
+    return b;
+}
+
+static void add_into(float *x, const float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] += y[i];
+}
+
+/* The position of row j of the sequence. */
+static int32_t position_of(const stack *s, size_t j)
+{
+    return s->positions ? s->positions[j] : (int32_t)j;
+}
+
+void stack_embed(const stack *s, const int32_t *tokens, int32_t language)
+{
+    const model *m = s->m;
+    const posenc_encoder_config *c = &m->c;
+    size_t d = c->d_model, rows = s->rows;
+    int sinusoidal = c->positional == POSENC_POSITIONAL_SINUSOIDAL;
+    float scale = (float)c->embed_scale;
+    for (size_t r = 0; r < rows; r++)
+        for (size_t k = 0; k < d; k++)
+            s->x[r * d + k] = s->params[(size_t)tokens[r] * d + k] * (sinusoidal ? 1.0f : scale);
+    /* every position <= POSENC_POSITION_MAX (and < learned.max_length): checked */
+    if (sinusoidal && !s->positions)
+        posenc_add_sinusoidal(s->x, rows * d, 1, rows, d, POSENC_ORDER_BSD, scale, c->sinusoidal.base,
+                              (int32_t)s->first, c->sinusoidal.layout);
+    for (size_t r = 0; sinusoidal && s->positions && r < rows; r++) /* one row at a time, at its own position */
+        posenc_add_sinusoidal(s->x + r * d, d, 1, 1, d, POSENC_ORDER_BSD, scale, c->sinusoidal.base,
+                              s->positions[s->first + r], c->sinusoidal.layout);
+    for (size_t r = 0; c->positional == POSENC_POSITIONAL_LEARNED && r < rows; r++)
+        add_into(s->x + r * d, pos_table(m, s->params) + (size_t)position_of(s, s->first + r) * d, d);
+    if (language >= 0)
+        for (size_t r = 0; r < rows; r++)
+            add_into(s->x + r * d, language_table(m, s->params) + (size_t)language * d, d);
+}
+
+/* q rows *= the query scale of their positions (after RoPE, as transformers
+ * scales the rotated query states), each multiplier rounded once to float. */
+static void scale_queries(const stack *s)
+{
+    const posenc_encoder_config *c = &s->m->c;
+    size_t d = c->d_model;
+    if (c->query_scale.type == POSENC_QUERY_SCALE_NONE)
+        return;
+    for (size_t r = 0; r < s->rows; r++) {
+        float f = (float)query_scale_at(&c->query_scale, (double)position_of(s, s->first + r));
+        for (size_t k = 0; k < d; k++)
+            s->q[r * d + k] *= f;
+    }
+}
+
+/*
+ * The bias row of one query at position pi against the keys at positions
+ * pj, j < keys, into row [heads][keys] (ALiBi: -m_h (pi - pj) in the causal
+ * form, BLOOM's m_h pj up to a row constant, and -m_h |pi - pj| otherwise;
+ * T5: the learned bias of bucket(pj - pi)). With positions j the rows of
+ * posenc_alibi_bias and posenc_t5_bias, value for value.
+ */
+static void bias_by_positions(const stack *s, int32_t pi, size_t keys, float *row)
+{
+    const posenc_encoder_config *c = &s->m->c;
+    if (c->positional == POSENC_POSITIONAL_ALIBI) {
+        double max_bias = param_or_default(POSENC_PARAM_MAX_BIAS, c->alibi.max_bias);
+        for (size_t h = 0; h < c->heads; h++) {
+            double m = alibi_slope(h, c->heads, max_bias);
+            for (size_t j = 0; j < keys; j++) {
+                int64_t diff = (int64_t)pi - position_of(s, j);
+                if (!s->causal && diff < 0)
+                    diff = -diff;
+                row[h * keys + j] = diff == 0 ? 0.0f : (float)(-m * (double)diff);
+            }
+        }
+        return;
+    }
+    t5_plan plan; /* checked with the config: cannot fail */
+    (void)t5_plan_init(&plan, !c->t5.unidirectional, c->t5.num_buckets, c->t5.max_distance);
+    const float *table = t5_table(s->m, s->params);
+    for (size_t j = 0; j < keys; j++) {
+        const float *w = table + (size_t)t5_bucket(&plan, (int64_t)position_of(s, j) - pi) * c->heads;
+        for (size_t h = 0; h < c->heads; h++)
+            row[h * keys + j] = w[h];
+    }
+}
+
+/* Attention with explicit positions and a relative bias (ALiBi, T5): the
+ * bias depends on the positions, not on j - i, so each query gets its own
+ * row (bias_by_positions) and is attended alone, head by head. */
+static void attend_by_positions(const stack *s, const float *k, const float *v, float *probs)
+{
+    const posenc_encoder_config *c = &s->m->c;
+    size_t d = c->d_model, rows = s->rows, keys = s->first + rows;
+    nn_head a = { .out_stride = d, .q_stride = d, .kv_stride = d, .head_dim = s->m->head_dim, .rows = 1,
+                  .keys = keys, .scale = (float)(1.0 / sqrt((double)s->m->head_dim)), .bias_step = 0,
+                  .key_mask = s->key_mask, .causal = s->causal, .probs_stride = keys, .scratch = s->scores };
+    for (size_t r = 0; r < rows; r++) {
+        a.first = s->first + r;
+        bias_by_positions(s, s->positions[a.first], keys, s->bias_row);
+        for (size_t h = 0; h < c->heads; h++) {
+            size_t col = h * s->m->head_dim;
+            a.out = s->ctx + r * d + col, a.q = s->q + r * d + col, a.k = k + col, a.v = v + col;
+            a.bias = s->bias_row + h * keys;
+            a.probs = probs ? probs + (h * rows + r) * keys : NULL;
+            nn_attend_head(&a);
+        }
+    }
+}
+
+/* dst = MultiHead(in) W_o^T + b_o; w points at the layer's q.weight. */
+static void self_attention(const stack *s, const float *in, float *dst, const float *w, size_t layer)
+{
+    const posenc_encoder_config *c = &s->m->c;
+    size_t d = c->d_model, proj = d * d + d, rows = s->rows, keys = s->first + rows;
+    float *k = s->keys + layer * s->layer_stride, *v = k + s->v_offset;
+    float *k_new = k + s->first * d, *v_new = v + s->first * d;
+    nn_linear(s->q, d, in, d, rows, w, d, d, d, w + d * d);
+    nn_linear(k_new, d, in, d, rows, w + proj, d, d, d, w + proj + d * d);
+    nn_linear(v_new, d, in, d, rows, w + 2 * proj, d, d, d, w + 2 * proj + d * d);
+    if (c->positional == POSENC_POSITIONAL_ROPE) { /* validated up front: the rows' positions */
+        const int32_t *at = s->positions ? s->positions + s->first : NULL;
+        rope_apply_run(s->q, 1, rows, c->heads, s->m->head_dim, POSENC_ROPE_ORDER_BSHD, (int32_t)s->first, at,
+                       at ? rows : 0, s->rope);
+        rope_apply_run(k_new, 1, rows, c->heads, s->m->head_dim, POSENC_ROPE_ORDER_BSHD, (int32_t)s->first, at,
+                       at ? rows : 0, s->rope);
+    }
+    scale_queries(s);
+    float *probs = s->probs ? s->probs + layer * c->heads * rows * keys : NULL;
+    if (s->positions && stack_relative_bias(s->m))
+        attend_by_positions(s, k, v, probs);
+    else
+        nn_attend(s->ctx, s->q, k, v, d, s->first, rows, c->heads, s->m->head_dim, s->bias, s->key_mask, s->causal,
+                  probs, s->scores);
+    nn_linear(dst, d, s->ctx, d, rows, w + 3 * proj, d, d, d, w + 3 * proj + d * d);
+}
+
+static void layer(const stack *s, const float *w, size_t l)
+{
+    const posenc_encoder_config *c = &s->m->c;
+    size_t d = c->d_model, rows = s->rows, n = rows * d;
+    const float *norm1 = w + 4 * (d * d + d), *ff = norm1 + 2 * d, *norm2 = ff + s->m->ff_len;
+    if (c->norm == POSENC_NORM_PRE) { /* x + f(LN(x)) */
+        nn_layer_norm(s->h, s->x, rows, d, norm1, norm1 + d, c->norm_eps);
+        self_attention(s, s->h, s->h, w, l);
+        add_into(s->x, s->h, n);
+        nn_layer_norm(s->h, s->x, rows, d, norm2, norm2 + d, c->norm_eps);
+        nn_feed_forward(s->ctx, s->h, rows, d, c->d_ff, ff, c->activation, s->hidden);
+        add_into(s->x, s->ctx, n);
+    } else { /* LN(x + f(x)) */
+        self_attention(s, s->x, s->h, w, l);
+        add_into(s->x, s->h, n);
+        nn_layer_norm(s->x, s->x, rows, d, norm1, norm1 + d, c->norm_eps);
+        nn_feed_forward(s->ctx, s->x, rows, d, c->d_ff, ff, c->activation, s->hidden);
+        add_into(s->x, s->ctx, n);
+        nn_layer_norm(s->x, s->x, rows, d, norm2, norm2 + d, c->norm_eps);
+    }
+}
+
+void stack_layers(const stack *s)
+{
+    const posenc_encoder_config *c = &s->m->c;
+    const float *w = first_layer(s->m, s->params);
+    for (size_t l = 0; l < c->layers; l++, w += s->m->layer_len)
+        layer(s, w, l);
+    if (c->final_norm)
+        nn_layer_norm(s->x, s->x, s->rows, c->d_model, w, w + c->d_model, c->norm_eps);
+}

@@ -1,0 +1,217 @@
+/*
+ * nn_math.c: softmax rows and the feed-forward activations, four floats at a
+ * time (formulas, orders and error bounds in nn_math.h). The tails run the
+ * same vector code on a padded copy, so a value never depends on where it
+ * falls in a row.
+ */
+#include "nn_math.h"
+
+#include <math.h>
+
+#include "posenc_encoder.h"
+
+/* Loops that stay loops: their speed comes from independent chains, not from
+ * vectorizing or unrolling (which only grows the wasm, shipped inline). */
+#if defined(__clang__)
+#define PLAIN_LOOP _Pragma("clang loop unroll(disable) vectorize(disable)")
+#else
+#define PLAIN_LOOP
+#endif
+
+float nn_row_max(const float *x, size_t n)
+{
+    size_t n4 = n & ~(size_t)3, j;
+    f32x4 m4 = f32x4_splat(-INFINITY);
+    for (j = 0; j < n4; j += 4) {
+        f32x4 v = f32x4_load(x + j);
+        m4 = f32x4_select(f32x4_gt(v, m4), v, m4);
+    }
+    float lanes[4], m = -INFINITY;
+    f32x4_store(lanes, m4);
+    for (int l = 0; l < 4; l++)
+        m = lanes[l] > m ? lanes[l] : m;
+    for (j = n4; j < n; j++)
+        m = x[j] > m ? x[j] : m;
+    return m;
+}
+
+/* x[j] = exp(x[j] - m), j < n4 (a multiple of 4), each lane's values added to
+ * lanes[0] (lanes 0, 1) and lanes[1] (lanes 2, 3) in double. Not inlined:
+ * the row and its tail share one copy of the exp. */
+__attribute__((noinline)) static void exp_sum(float *x, size_t n4, f32x4 m, f64x2 lanes[2])
+{
+    f64x2 s01 = lanes[0], s23 = lanes[1];
+    for (size_t j = 0; j < n4; j += 4) {
+        f32x4 e = nn_exp4(f32x4_sub(f32x4_load(x + j), m));
+        f32x4_store(x + j, e);
+        s01 = f64x2_add(s01, f64x2_from_f32x4_low(e));
+        s23 = f64x2_add(s23, f64x2_from_f32x4_high(e));
+    }
+    lanes[0] = s01, lanes[1] = s23;
+}
+
+void nn_softmax_row(float *x, size_t n)
+{
+    nn_softmax_row_max(x, n, nn_row_max(x, n));
+}
+
+void nn_softmax_row_max(float *x, size_t n, float m)
+{
+    size_t n4 = n & ~(size_t)3, j;
+    if (m == -INFINITY) { /* every key masked: no attention rather than 0/0 */
+        for (j = 0; j < n; j++)
+            x[j] = 0.0f;
+        return;
+    }
+    /* exp(x - max) <= 1: the encoder article's exp(x) / sum exp(x) overflows to inf / inf */
+    f32x4 mv = f32x4_splat(m);
+    f64x2 lanes[2] = { f64x2_splat(0.0), f64x2_splat(0.0) };
+    exp_sum(x, n4, mv, lanes);
+    double sum = f64x2_sum(lanes[0]) + f64x2_sum(lanes[1]);
+    if (n4 < n) { /* the same code on a padded copy: exp(-inf) = 0 fills it */
+        float tail[4] = { -INFINITY, -INFINITY, -INFINITY, -INFINITY };
+        for (j = n4; j < n; j++)
+            tail[j - n4] = x[j];
+        exp_sum(tail, 4, mv, lanes);
+        for (j = n4; j < n; j++) {
+            x[j] = tail[j - n4];
+            sum += x[j];
+        }
+    }
+    f64x2 inv = f64x2_splat(1.0 / sum); /* sum >= 1: the maximum contributes exp(0) */
+    for (j = 0; j < n4; j += 4) {
+        f32x4 e = f32x4_load(x + j);
+        f32x4_store(x + j, f32x4_from_f64x2(f64x2_mul(f64x2_from_f32x4_low(e), inv),
+                                            f64x2_mul(f64x2_from_f32x4_high(e), inv)));
+    }
+    for (; j < n; j++)
+        x[j] = (float)(x[j] * (1.0 / sum));
+}
+
+/* x > 0 ? x : +0 (NaN and -0 give +0) */
+static f32x4 relu4(f32x4 x)
+{
+    return f32x4_select(f32x4_gt(x, f32x4_splat(0.0f)), x, f32x4_splat(0.0f));
+}
+
+/* x Phi(x), Phi by Q(a) = erfc(a / sqrt 2) / 2 = t exp(-a^2 / 2) P(t), t = 1 / (1 + 0.3 a) */
+static f32x4 gelu4(f32x4 x)
+{
+    static const float P[10] = { 0x1.ea3d56p-4f,  0x1.e9b5p-4f,    0x1.c408e6p-4f,  0x1.3e9fbp-4f,
+                                 0x1.912ad8p-4f,  -0x1.533c8ap-4f, 0x1.914adep-3f,  -0x1.d9dca6p-3f,
+                                 0x1.d21d04p-4f,  -0x1.560abcp-6f };
+    f32x4 a = f32x4_abs(x), one = f32x4_splat(1.0f);
+    f32x4 t = f32x4_div(one, f32x4_add(one, f32x4_mul(f32x4_splat(0.3f), a)));
+    f32x4 p = f32x4_splat(P[9]);
+    for (int i = 8; i >= 0; i--)
+        p = f32x4_add(f32x4_mul(p, t), f32x4_splat(P[i]));
+    f32x4 e = nn_exp4(f32x4_sub(f32x4_splat(0.0f), f32x4_mul(f32x4_mul(a, a), f32x4_splat(0.5f))));
+    f32x4 q = f32x4_mul(f32x4_mul(t, p), e);
+    f32x4 phi = f32x4_select(f32x4_lt(x, f32x4_splat(0.0f)), q, f32x4_sub(one, q));
+    return f32x4_mul(x, phi);
+}
+
+/* x / 2 (1 + tanh u) = x / (1 + e) (u >= 0), x e / (1 + e) (u < 0), e = exp(-2 |u|) */
+static f32x4 gelu_tanh4(f32x4 x)
+{
+    f32x4 x3 = f32x4_mul(f32x4_mul(x, x), x);
+    f32x4 u = f32x4_mul(f32x4_splat(0x1.988454p-1f), f32x4_add(x, f32x4_mul(f32x4_splat(0.044715f), x3)));
+    f32x4 e = nn_exp4(f32x4_mul(f32x4_splat(-2.0f), f32x4_abs(u)));
+    f32x4 d = f32x4_add(f32x4_splat(1.0f), e);
+    f32x4 num = f32x4_select(f32x4_lt(u, f32x4_splat(0.0f)), f32x4_mul(x, e), x);
+    return f32x4_div(num, d);
+}
+
+/* One loop per activation over n4 floats (a multiple of 4); the tail runs the
+ * same loop on a padded copy. */
+__attribute__((noinline)) static void relu_run(float *x, size_t n4)
+{
+    for (size_t j = 0; j < n4; j += 4)
+        f32x4_store(x + j, relu4(f32x4_load(x + j)));
+}
+
+__attribute__((noinline)) static void gelu_run(float *x, size_t n4)
+{
+    for (size_t j = 0; j < n4; j += 4)
+        f32x4_store(x + j, gelu4(f32x4_load(x + j)));
+}
+
+__attribute__((noinline)) static void gelu_tanh_run(float *x, size_t n4)
+{
+    for (size_t j = 0; j < n4; j += 4)
+        f32x4_store(x + j, gelu_tanh4(f32x4_load(x + j)));
+}
+
+void nn_activate(float *x, size_t n, int activation)
+{
+    void (*run)(float *, size_t) = activation == POSENC_ACTIVATION_GELU        ? gelu_run
+                                   : activation == POSENC_ACTIVATION_GELU_TANH ? gelu_tanh_run
+                                                                               : relu_run;
+    size_t n4 = n & ~(size_t)3;
+    run(x, n4);
+    if (n4 < n) {
+        float tail[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+        for (size_t j = n4; j < n; j++)
+            tail[j - n4] = x[j];
+        run(tail, 4);
+        for (size_t j = n4; j < n; j++)
+            x[j] = tail[j - n4];
+    }
+}
+
+/* One row's statistics: mean, then the biased variance, each summed in k order (torch's). */
+static void row_stats(const float *x, size_t d, double eps, double *mean, double *rstd)
+{
+    double m = 0.0, v = 0.0;
+    PLAIN_LOOP
+    for (size_t k = 0; k < d; k++)
+        m += x[k];
+    m /= (double)d;
+    PLAIN_LOOP
+    for (size_t k = 0; k < d; k++)
+        v += ((double)x[k] - m) * ((double)x[k] - m);
+    *mean = m;
+    *rstd = 1.0 / sqrt(v / (double)d + eps);
+}
+
+static void row_out(float *y, const float *x, size_t d, double mean, double rstd, const float *gamma,
+                    const float *beta)
+{
+    PLAIN_LOOP
+    for (size_t k = 0; k < d; k++) {
+        double t = ((double)x[k] - mean) * rstd;
+        y[k] = (float)(t * (gamma ? gamma[k] : 1.0) + (beta ? beta[k] : 0.0));
+    }
+}
+
+void nn_layer_norm(float *out, const float *x, size_t rows, size_t d, const float *gamma,
+                   const float *beta, double eps)
+{
+    size_t r = 0;
+    /* four rows at a time: four independent chains of double adds in flight
+       instead of one (each row's sums in k order, the same bits) */
+    for (; r + 4 <= rows; r += 4) {
+        const float *x0 = x + r * d, *x1 = x0 + d, *x2 = x1 + d, *x3 = x2 + d;
+        double m0 = 0.0, m1 = 0.0, m2 = 0.0, m3 = 0.0, v0 = 0.0, v1 = 0.0, v2 = 0.0, v3 = 0.0;
+        PLAIN_LOOP
+        for (size_t k = 0; k < d; k++)
+            m0 += x0[k], m1 += x1[k], m2 += x2[k], m3 += x3[k];
+        m0 /= (double)d, m1 /= (double)d, m2 /= (double)d, m3 /= (double)d;
+        PLAIN_LOOP
+        for (size_t k = 0; k < d; k++) {
+            double a = (double)x0[k] - m0, b = (double)x1[k] - m1, c = (double)x2[k] - m2, e = (double)x3[k] - m3;
+            v0 += a * a, v1 += b * b, v2 += c * c, v3 += e * e;
+        }
+        /* in place (out == x) is safe: all four rows are read before any is written */
+        const double mean[4] = { m0, m1, m2, m3 }, var[4] = { v0, v1, v2, v3 };
+        PLAIN_LOOP
+        for (size_t t = 0; t < 4; t++)
+            row_out(out + (r + t) * d, x + (r + t) * d, d, mean[t], 1.0 / sqrt(var[t] / (double)d + eps), gamma,
+                    beta);
+    }
+    for (; r < rows; r++) {
+        double mean, rstd;
+        row_stats(x + r * d, d, eps, &mean, &rstd);
+        row_out(out + r * d, x + r * d, d, mean, rstd, gamma, beta);
+    }
+}

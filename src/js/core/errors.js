@@ -1,0 +1,117 @@
+// errors.js: C validates, JS describes. Every range check of posenc is made
+// once, in C, against its row of the parameter table (include/posenc.h,
+// POSENC_PARAMETERS; build/abi.js params); a refused call leaves a record
+// (posenc_last_error) of the parameter, its rule, bounds and value, which
+// this module turns into the message a user reads:
+//   posenc.<function>: <option> must be <what is allowed>, got <what was given>
+// naming the option as the JS API spells it.
+import { constants, error as ERROR_STRUCT, params, rule as RULES, status as STATUS } from '../../../build/abi.js';
+import { describe } from './describe.js';
+import { readStruct } from './struct.js';
+
+const REAL_MAX = constants.REAL_MAX;
+
+/** snake_case -> camelCase, segment by segment ('scaling.beta_fast' -> 'scaling.betaFast'); 'rope->x' -> 'x'. */
+export const camel = (name) => name.replace(/^\w+->/, '').replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
+
+/** A bound, or `other = bound` when it comes from another parameter. */
+const bound = (v, other, label) => (other ? `${label(other)} = ${v}` : String(v));
+
+/**
+ * What a rule allows, in words: 'an even integer from 2 to 2147483647',
+ * 'a finite number > 1'. `other` names the parameter the binding bound comes
+ * from (the upper for integers, the lower for numbers).
+ */
+export function allowed(rule, lo, hi, other, label = camel) {
+  switch (rule) {
+    case 'integer':
+    case 'even':
+      return `${rule === 'even' ? 'an even integer' : 'an integer'} from ${lo} to ${bound(hi, other, label)}`;
+    case 'multiple':
+      return `a multiple of ${bound(lo, other, label)}${other ? '' : `, from ${lo}`} to ${other ? 2147483647 : hi}`;
+    case 'above':
+    case 'at_least': {
+      if (rule === 'at_least' && lo === -REAL_MAX && hi === REAL_MAX) return 'a finite number';
+      const low = `${rule === 'above' ? '>' : '>='} ${bound(lo, other, label)}`;
+      if (hi >= REAL_MAX) return `a finite number ${low}`;
+      if (rule === 'at_least' && lo === -hi) return `a finite number from ${lo} to ${hi}`;
+      return `a finite number ${low} and <= ${hi}`;
+    }
+    case 'flag':
+      return '0 or 1';
+    default:
+      return `a value of ${label(other ?? 'its type')}`;
+  }
+}
+
+/** Whether a value satisfies a row's rule and bounds (as C's row_ok; for what JS must decide alone: an explicit 0). */
+export function accepts(r, v) {
+  if (!(v >= r.lo && v <= r.hi)) return false;
+  switch (r.rule) {
+    case 'integer': case 'enum': return Number.isInteger(v);
+    case 'even': return Number.isInteger(v) && v % 2 === 0;
+    case 'multiple': return Number.isInteger(v) && v % r.lo === 0;
+    case 'above': return v > r.lo;
+    case 'flag': return v === 0 || v === 1;
+    default: return true;
+  }
+}
+
+/** What a row of the parameter table allows, in words (TypeScript docs, CLI help and type errors). */
+export const rowAllows = (row) => allowed(row.rule, row.lo, row.hi);
+
+/** The row of a parameter by its table id ('ROTARY_DIM'). */
+export function row(id) {
+  const r = params.find((p) => p.id === id);
+  if (!r) throw new Error(`posenc: internal error: no parameter '${id}' in the table`);
+  return r;
+}
+
+function readCString(memory, ptr) {
+  if (!ptr) return null;
+  const bytes = new Uint8Array(memory.buffer, ptr);
+  let end = 0;
+  while (bytes[end] !== 0) end++;
+  return new TextDecoder().decode(bytes.subarray(0, end));
+}
+
+/**
+ * The Error for the last refused call of the instance { exports, memory },
+ * with `status` its return. `context` says how the JS API names things:
+ *   label(cName)  the option a C name stands for (default: camelCase)
+ *   given(label)  the value the caller gave under that name, or undefined
+ *                 (then C's value is shown)
+ *   givenText(label)  or that value already written out (an options object)
+ * Statuses the JS checks should have made impossible (a NULL the binding
+ * passed) are internal errors.
+ */
+export function cError(fn, instance, status, context = {}) {
+  const { exports, memory } = instance;
+  const e = readStruct(memory, exports.posenc_last_error(), ERROR_STRUCT);
+  const label = context.label ?? camel;
+  const name = `${label(readCString(memory, e.name) ?? 'an argument')}${e.element >= 0 ? `[${e.element}]` : ''}`;
+  const other = readCString(memory, e.other);
+  // C's reason, its parameters named as the options are, % its bound
+  const why = readCString(memory, e.why)?.replace(/\b[a-z]+(?:_[a-z0-9]+)+\b/g, (w) => label(w)).replace('%', String(e.lo));
+  const given = context.given?.(name);
+  const got = context.givenText?.(name) ?? describe(given === undefined ? e.value : given);
+  const rule = RULES[e.rule];
+  if (status === STATUS.ERR_NULL_POINTER || e.status !== status || rule === 'none' || rule === 'not_null') {
+    return new Error(`posenc.${fn}: internal error ${status} from C (${name})`);
+  }
+  let message;
+  if (rule === 'disjoint') message = `${name} and ${label(other)} must not share memory (they overlap)`;
+  else if (rule === 'length') message = `${name} must have at least ${e.lo} elements, got ${e.value}`;
+  else if (rule === 'size') message = `${name} = ${e.value} * ${e.lo}... does not fit in wasm32's size_t (4294967295 elements)`;
+  else if (rule === 'result') message = `${name} ${why}, got ${got}`;
+  else if (rule === 'memory') message = `could not allocate ${e.value} bytes of wasm memory for ${name} (wasm memory holds at most 4 GiB)`;
+  else message = `${name} must be ${allowed(rule, e.lo, e.hi, other, label)}${why ? ` (${why})` : ''}, got ${got}`;
+  return new RangeError(`posenc.${fn}: ${message}`);
+}
+
+/** Reads a posenc_error record back for tests and the CLI: its fields, strings decoded. */
+export function lastError(instance) {
+  const { exports, memory } = instance;
+  const e = readStruct(memory, exports.posenc_last_error(), ERROR_STRUCT);
+  return { ...e, rule: RULES[e.rule], name: readCString(memory, e.name), other: readCString(memory, e.other), why: readCString(memory, e.why) };
+}
