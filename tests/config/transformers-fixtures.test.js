@@ -53,7 +53,7 @@ const tol22 = (e) => Math.max(1, Math.abs(e)) * 2 ** -22;
 function firstBad(actual, expected, tol) {
   for (let i = 0; i < expected.length; i++) {
     const err = Math.abs(actual[i] - expected[i]);
-    if (!(err <= tol(expected[i]))) return { i, actual: actual[i], expected: expected[i] };
+    if (!(err <= tol(expected[i], i))) return { i, actual: actual[i], expected: expected[i] };
   }
   return null;
 }
@@ -62,14 +62,32 @@ function firstBad(actual, expected, tol) {
 const atSeq = (r, seqLength) => (r.scaling && (r.scaling.type === 'dynamic' || r.scaling.type === 'longrope')
   ? { ...r, scaling: { ...r.scaling, seqLength } } : r);
 
+/**
+ * How far llama3's smoothing moves a frequency for an error of one ulp in base^(-2k/d)
+ * (transformers' torch.pow and posenc's pow may each round it either way): |dv/df| ulp(f)
+ * with v = (1 - s) f / factor + s f, s = (original f / (2 pi) - low) / (high - low), in
+ * the band between the two wavelengths (0 elsewhere: there v is f or f / factor, exact).
+ */
+function llama3Spread(sc, rotaryDim, base, k) {
+  const f = base ** (-(2 * k) / rotaryDim);
+  const wavelen = (2 * Math.PI) / f;
+  const orig = sc.originalMaxPositionEmbeddings;
+  if (wavelen < orig / sc.highFreqFactor || wavelen > orig / sc.lowFreqFactor) return 0;
+  const slope = 1 / sc.factor + (1 - 1 / sc.factor) * ((2 * orig * f) / (2 * Math.PI) - sc.lowFreqFactor) / (sc.highFreqFactor - sc.lowFreqFactor);
+  return Math.abs(slope) * ulp(f);
+}
+
 function checkTables(r, t) {
   const o = atSeq(r, t.seqLength);
   const f = posenc.ropeFrequencies(o);
   expect(f.invFreq.length).toBe(t.invFreq.length);
-  const invTol = t.invFreqFrom === 'angle' ? (e) => Math.abs(e) * 1e-12 : (e) => 4 * ulp(e);
+  // 4 ulps; in llama3's smoothing band, plus what one ulp of base^(-2k/d) on each side becomes there
+  const spread = r.scaling?.type === 'llama3' ? t.invFreq.map((_, k) => 2 * llama3Spread(r.scaling, r.rotaryDim, r.base, k)) : null;
+  const invTol = t.invFreqFrom === 'angle' ? (e) => Math.abs(e) * 1e-12 : (e, k) => 4 * ulp(e) + (spread ? spread[k] : 0);
   expect(firstBad(f.invFreq, t.invFreq, invTol)).toBeNull();
   expect(Math.abs(f.attentionFactor - t.attentionFactor)).toBeLessThanOrEqual(4 * ulp(t.attentionFactor));
-  const positions = Int32Array.from(t.positions);
+  // M-RoPE: the tables are a text token's, the same position on the three axes ([3][length])
+  const positions = Int32Array.from(r.mropeSection ? [t.positions, t.positions, t.positions].flat() : t.positions);
   const { cos, sin } = posenc.ropeCache({ ...o, positions });
   const half = r.rotaryDim / 2;
   const pick = (table) => t.positions.map((_, p) => t.dims.map((k) => table[p * half + k]));

@@ -22,6 +22,9 @@
 //                           the whole head and the other types fail in transformers
 //                           when the factor is below 1 (the attention rotates the whole
 //                           head with cos/sin of the smaller size)
+//   partialApply            its default rope_type ignores partial_rotary_factor, but its
+//                           attention rotates the first cos-width features of a head, so
+//                           the other types rotate that share (Bamba)
 //   dict                    how its configuration class builds the rope dict when it
 //                           differs from RotaryEmbeddingConfigMixin's: 'gptneox',
 //                           'phi3', 'mrope', 'gemma3', 'modernbert'
@@ -38,6 +41,8 @@ const PARTIAL = { partialRead: true };
 const INTERLEAVED = { layout: 'interleaved' };
 const DEEPSEEK = { special: 'deepseek' };
 const MROPE = { dict: 'mrope', mrope: 'sectioned' };
+// configuration classes that build layer_types of sliding and full attention, one rotary embedding for both
+const SLIDING_FULL = { layerTypes: ['full_attention', 'sliding_attention'] };
 
 /** The RoPE text families, by the model_type of the text config. */
 export const FAMILIES = entries({
@@ -45,24 +50,26 @@ export const FAMILIES = entries({
   apertus: { hidden: 4096, heads: 32, maxPos: 65536, layers: 32, theta: 12e6, rope: { rope_type: 'llama3', rope_theta: 12e6, factor: 8, original_max_position_embeddings: 8192, low_freq_factor: 1, high_freq_factor: 4 } },
   arcee: { hidden: 2560, heads: 32, maxPos: 4096, layers: 32 },
   aria_text: { hidden: 4096, heads: 32, maxPos: 2048, layers: 32 },
-  bamba: { hidden: 4096, heads: 32, maxPos: 262144, layers: 32, partialForced: 0.5, layerRule: 'bamba' },
+  // BambaConfig forces partial_rotary_factor 0.5: its default rope_type ignores it, the others rotate half of each head
+  bamba: { hidden: 4096, heads: 32, maxPos: 262144, layers: 32, partialForced: 0.5, partialApply: true, layerRule: 'bamba' },
   bitnet: { hidden: 2560, heads: 20, maxPos: 2048, layers: 30, theta: 5e5 },
   codegen: { hidden: 4096, heads: 16, maxPos: 2048, layers: 28, ...INTERLEAVED, special: 'gptj', noRopeDict: true, aliases: { hidden_size: ['n_embd'], num_attention_heads: ['n_head'], max_position_embeddings: ['n_positions'], num_hidden_layers: ['n_layer'] } },
   chameleon: { hidden: 4096, heads: 32, maxPos: 4096, layers: 32 },
   cohere: { hidden: 8192, heads: 64, maxPos: 8192, layers: 40, theta: 5e5, ...INTERLEAVED },
   cohere2: { hidden: 8192, heads: 64, maxPos: 8192, layers: 40, ...INTERLEAVED, layerRule: 'cohere2' },
   csm: { hidden: 2048, heads: 32, maxPos: 2048, layers: 16, theta: 5e5 },
-  cwm: { hidden: 6144, heads: 48, headDim: 128, maxPos: 131072, layers: 64, theta: 1e6, rope: { rope_type: 'llama3', rope_theta: 1e6, factor: 16, high_freq_factor: 4, low_freq_factor: 1, original_max_position_embeddings: 8192 } },
+  cwm: { hidden: 6144, heads: 48, headDim: 128, maxPos: 131072, layers: 64, theta: 1e6, rope: { rope_type: 'llama3', rope_theta: 1e6, factor: 16, high_freq_factor: 4, low_freq_factor: 1, original_max_position_embeddings: 8192 }, ...SLIDING_FULL },
   dbrx: { hidden: 2048, heads: 16, maxPos: 2048, layers: 24, aliases: { hidden_size: ['d_model'], num_attention_heads: ['n_heads'], max_position_embeddings: ['max_seq_len'], num_hidden_layers: ['n_layers'] } },
   deepseek_v2: { hidden: 4096, heads: 32, maxPos: 2048, layers: 32, ...INTERLEAVED, ...DEEPSEEK },
   deepseek_v3: { hidden: 7168, heads: 128, maxPos: 4096, layers: 61, ...DEEPSEEK, interleaveKey: true },
   dia_decoder: { hidden: 2048, heads: 16, headDim: 128, maxPos: 3072, layers: 18 },
   diffllama: { hidden: 2048, heads: 32, maxPos: 2048, layers: 16 },
   doge: { hidden: 1024, heads: 8, maxPos: 2048, layers: 32 },
-  dots1: { hidden: 4608, heads: 32, maxPos: 2048, layers: 62 },
+  dots1: { hidden: 4608, heads: 32, maxPos: 2048, layers: 62, ...SLIDING_FULL },
   emu3_text_model: { hidden: 4096, heads: 32, maxPos: 9216, layers: 32, theta: 1e6 },
   ernie4_5: { hidden: 1024, heads: 16, headDim: 128, maxPos: 131072, layers: 18, theta: 5e5, ...INTERLEAVED },
   ernie4_5_moe: { hidden: 2560, heads: 20, maxPos: 131072, layers: 28, theta: 5e5, ...INTERLEAVED },
+  ernie4_5_vl_moe_text: { hidden: 2560, heads: 20, maxPos: 131072, layers: 28, theta: 5e5, refuse: 'ERNIE 4.5 VL reorders its frequencies (recomposition_to_3d: height and width sections alternating, then time) before it pairs them: not a form posenc computes' },
   EvollaModel: { hidden: 4096, heads: 32, maxPos: 8192, layers: 32, theta: 5e5 },
   exaone4: { hidden: 4096, heads: 32, maxPos: 2048, layers: 32, layerRule: 'exaone4' },
   exaone_moe: { hidden: 4096, heads: 32, maxPos: 2048, layers: 32, layerRule: 'exaone4' },
@@ -70,7 +77,7 @@ export const FAMILIES = entries({
   falcon_h1: { hidden: 4096, heads: 32, maxPos: 8192, layers: 32 },
   flex_olmo: { hidden: 4096, heads: 32, maxPos: 4096, layers: 32, theta: 5e5 },
   gemma: { hidden: 3072, heads: 16, headDim: 256, maxPos: 8192, layers: 28 },
-  gemma2: { hidden: 2304, heads: 8, headDim: 256, maxPos: 8192, layers: 26 },
+  gemma2: { hidden: 2304, heads: 8, headDim: 256, maxPos: 8192, layers: 26, ...SLIDING_FULL },
   gemma3_text: { hidden: 2304, heads: 8, headDim: 256, maxPos: 131072, layers: 26, dict: 'gemma3', thetaByType: GEMMA3_THETA, layerRule: 'gemma3' },
   gemma3n_text: { hidden: 2048, heads: 8, headDim: 256, maxPos: 32768, layers: 35, dict: 'gemma3', thetaByType: GEMMA3_THETA, layerRule: 'gemma3n' },
   glm: { hidden: 4096, heads: 32, headDim: 128, maxPos: 131072, layers: 40, partial: 0.5, ...PARTIAL, ...INTERLEAVED },
@@ -85,7 +92,7 @@ export const FAMILIES = entries({
   glmasr_encoder: { hidden: 1280, heads: 20, maxPos: 1500, layers: 32, partial: 0.5, ...PARTIAL },
   gpt_neox: { hidden: 6144, heads: 64, maxPos: 2048, layers: 44, dict: 'gptneox', ...PARTIAL },
   gpt_neox_japanese: { hidden: 2560, heads: 32, maxPos: 2048, layers: 32, dict: 'gptneox', ...PARTIAL, partialKeyDefault: 1 },
-  gpt_oss: { hidden: 2880, heads: 64, headDim: 64, maxPos: 131072, layers: 36, theta: 150000, rope: { rope_type: 'yarn', rope_theta: 150000, factor: 32, beta_fast: 32, beta_slow: 1, truncate: false, original_max_position_embeddings: 4096 } },
+  gpt_oss: { hidden: 2880, heads: 64, headDim: 64, maxPos: 131072, layers: 36, theta: 150000, rope: { rope_type: 'yarn', rope_theta: 150000, factor: 32, beta_fast: 32, beta_slow: 1, truncate: false, original_max_position_embeddings: 4096 }, ...SLIDING_FULL },
   gptj: { hidden: 4096, heads: 16, maxPos: 2048, layers: 28, ...INTERLEAVED, special: 'gptj', noRopeDict: true, aliases: { hidden_size: ['n_embd'], num_attention_heads: ['n_head'], max_position_embeddings: ['n_positions'], num_hidden_layers: ['n_layer'] } },
   granite: { hidden: 4096, heads: 32, maxPos: 2048, layers: 32 },
   granitemoe: { hidden: 4096, heads: 32, maxPos: 2048, layers: 32 },
@@ -107,7 +114,7 @@ export const FAMILIES = entries({
   minimax: { hidden: 4096, heads: 32, maxPos: 131072, layers: 32, theta: 1e6, layerRule: 'minimax' },
   minimax_m2: { hidden: 3072, heads: 48, headDim: 128, maxPos: 196608, layers: 62, theta: 5e6, ...PARTIAL },
   longcat_flash: { hidden: 6144, heads: 64, headDim: 64, maxPos: 131072, layers: 56, theta: 1e7, ...DEEPSEEK, interleaveKey: true },
-  ministral: { hidden: 4096, heads: 32, maxPos: 131072, layers: 32 },
+  ministral: { hidden: 4096, heads: 32, maxPos: 131072, layers: 32, ...SLIDING_FULL },
   // Ministral3Config: rope_parameters default yarn x16 from 16384, with llama_4_scaling_beta (query scales)
   ministral3: { hidden: 4096, heads: 32, headDim: 128, maxPos: 262144, layers: 34, rope: { type: 'yarn', rope_theta: 1e6, factor: 16, original_max_position_embeddings: 16384, max_position_embeddings: 262144, beta_fast: 32, beta_slow: 1, mscale_all_dim: 1, mscale: 1, llama_4_scaling_beta: 0.1 }, queryScale: 'ministral3' },
   mistral: { hidden: 4096, heads: 32, maxPos: 131072, layers: 32 },
@@ -122,7 +129,7 @@ export const FAMILIES = entries({
   nemotron: { hidden: 6144, heads: 48, maxPos: 4096, layers: 32, partial: 0.5, ...PARTIAL },
   olmo: { hidden: 4096, heads: 32, maxPos: 2048, layers: 32 },
   olmo2: { hidden: 4096, heads: 32, maxPos: 2048, layers: 32 },
-  olmo3: { hidden: 4096, heads: 32, maxPos: 2048, layers: 32 },
+  olmo3: { hidden: 4096, heads: 32, maxPos: 2048, layers: 32, ...SLIDING_FULL },
   olmoe: { hidden: 2048, heads: 16, maxPos: 4096, layers: 16 },
   pe_audio_encoder: { hidden: 1792, heads: 14, headDim: 128, maxPos: 10000, layers: 6, ...INTERLEAVED, rope: { rope_type: 'default', rope_theta: 20000 } },
   persimmon: { hidden: 4096, heads: 64, maxPos: 16384, layers: 36, partial: 0.5, ...PARTIAL },
@@ -130,28 +137,28 @@ export const FAMILIES = entries({
   phi3: { hidden: 3072, heads: 32, maxPos: 4096, layers: 32, partial: 1, ...PARTIAL, dict: 'phi3', originalMax: 4096 },
   phi4_multimodal: { hidden: 3072, heads: 32, maxPos: 131072, layers: 32, partial: 1, ...PARTIAL, dict: 'phi3', originalMax: 4096 },
   phimoe: { hidden: 4096, heads: 32, maxPos: 131072, layers: 32, theta: 1e6, special: 'phimoe' },
-  qwen2: { hidden: 4096, heads: 32, maxPos: 32768, layers: 32 },
-  qwen2_5_vl_text: { hidden: 8192, heads: 64, maxPos: 32768, layers: 80, theta: 1e6, ...MROPE },
+  qwen2: { hidden: 4096, heads: 32, maxPos: 32768, layers: 32, ...SLIDING_FULL },
+  qwen2_5_vl_text: { hidden: 8192, heads: 64, maxPos: 32768, layers: 80, theta: 1e6, ...MROPE, ...SLIDING_FULL },
   paddleocr_vl_text: { hidden: 1024, heads: 16, headDim: 128, maxPos: 131072, layers: 18, theta: 5e5, ...MROPE },
-  qwen2_5_omni_text: { hidden: 3584, heads: 28, maxPos: 32768, layers: 28, theta: 1e6, ...MROPE },
-  qwen2_moe: { hidden: 2048, heads: 16, maxPos: 32768, layers: 24 },
-  qwen2_vl_text: { hidden: 8192, heads: 64, maxPos: 32768, layers: 80, theta: 1e6, ...MROPE },
-  qwen3: { hidden: 4096, heads: 32, headDim: 128, maxPos: 32768, layers: 32 },
+  qwen2_5_omni_text: { hidden: 3584, heads: 28, maxPos: 32768, layers: 28, theta: 1e6, ...MROPE, ...SLIDING_FULL },
+  qwen2_moe: { hidden: 2048, heads: 16, maxPos: 32768, layers: 24, ...SLIDING_FULL },
+  qwen2_vl_text: { hidden: 8192, heads: 64, maxPos: 32768, layers: 80, theta: 1e6, ...MROPE, ...SLIDING_FULL },
+  qwen3: { hidden: 4096, heads: 32, headDim: 128, maxPos: 32768, layers: 32, ...SLIDING_FULL },
   qwen3_moe: { hidden: 2048, heads: 32, maxPos: 32768, layers: 24 },
   qwen3_next: { hidden: 2048, heads: 16, headDim: 256, maxPos: 32768, layers: 48, partial: 0.25, ...PARTIAL, layerRule: 'qwen3_next' },
   qwen3_vl_text: { hidden: 4096, heads: 32, headDim: 128, maxPos: 128000, layers: 32, theta: 5e5, mrope: 'interleaved', mropeSection: [24, 20, 20] },
-  qwen3_omni_moe_text: { hidden: 2048, heads: 28, maxPos: 32768, layers: 28, theta: 1e6, mrope: 'interleaved', mropeSection: [24, 20, 20] },
+  qwen3_omni_moe_text: { hidden: 2048, heads: 28, maxPos: 32768, layers: 28, theta: 1e6, mrope: 'interleaved', mropeSection: [24, 20, 20], ...SLIDING_FULL },
   qwen3_vl_moe_text: { hidden: 2048, heads: 16, maxPos: 128000, layers: 24, theta: 5e5, mrope: 'interleaved', mropeSection: [24, 20, 20] },
   recurrent_gemma: { hidden: 2560, heads: 10, layers: 26, partial: 0.5, ...PARTIAL, layerRule: 'recurrent_gemma' },
   seed_oss: { hidden: 4096, heads: 80, headDim: 128, maxPos: 524288, layers: 64 },
-  smollm3: { hidden: 2048, heads: 16, maxPos: 32768, layers: 36, theta: 2e6, layerRule: 'noRopeLayers' },
+  smollm3: { hidden: 2048, heads: 16, maxPos: 32768, layers: 36, theta: 2e6, layerRule: 'noRopeLayers', ...SLIDING_FULL },
   solar_open: { hidden: 4096, heads: 64, headDim: 128, maxPos: 131072, layers: 48, theta: 1e6, partial: 1, ...PARTIAL },
   stablelm: { hidden: 2560, heads: 32, maxPos: 4096, layers: 32, partial: 0.25, ...PARTIAL },
   starcoder2: { hidden: 3072, heads: 24, maxPos: 4096, layers: 30 },
-  t5_gemma_module: { hidden: 2304, heads: 8, headDim: 256, maxPos: 8192, layers: 26 },
+  t5_gemma_module: { hidden: 2304, heads: 8, headDim: 256, maxPos: 8192, layers: 26, ...SLIDING_FULL },
   t5gemma2_decoder: { hidden: 2304, heads: 8, headDim: 256, maxPos: 131072, layers: 26, dict: 'gemma3', thetaByType: GEMMA3_THETA, layerRule: 'gemma3' },
   t5gemma2_text: { hidden: 2304, heads: 8, headDim: 256, maxPos: 131072, layers: 26, dict: 'gemma3', thetaByType: GEMMA3_THETA, layerRule: 'gemma3' },
-  vaultgemma: { hidden: 2304, heads: 8, headDim: 256, maxPos: 8192, layers: 26 },
+  vaultgemma: { hidden: 2304, heads: 8, headDim: 256, maxPos: 8192, layers: 26, ...SLIDING_FULL },
   youtu: { hidden: 2048, heads: 16, maxPos: 131072, layers: 32, ...DEEPSEEK, interleaveKey: true },
   zamba2: { hidden: 2560, heads: 32, maxPos: 4096, layers: 54, layerRule: 'zamba2', aliases: { head_dim: ['attention_head_dim'] } },
   // remote-code models (trust_remote_code): their modeling files on the hub, not transformers
@@ -230,8 +237,28 @@ export const COMPOSITES = entries({
   vipllava: C('text_config', 'llama'),
   voxtral: C('text_config', 'llama', false, { merged: { hidden_size: 3072, num_hidden_layers: 30, max_position_embeddings: 131072, rope_theta: 1e8, head_dim: 128 } }),
   code_llama: C('', 'llama'), // CodeLlama's config.json is a LlamaConfig
-  ernie4_5_vl_moe_text: { hidden: 2560, heads: 20, maxPos: 131072, layers: 28, theta: 5e5, refuse: 'ERNIE 4.5 VL reorders its frequencies (recomposition_to_3d: height and width sections alternating, then time) before it pairs them: not a form posenc computes' },
   evolla: C('', 'EvollaModel'),
+});
+
+/**
+ * Keys that only some families read, and which: a config that names no
+ * model_type (read as a Llama-style model) and sets one of them is refused, so
+ * that the file says which model reads it.
+ */
+export const FAMILY_KEYS = entries({
+  qk_rope_head_dim: "'deepseek_v2', 'deepseek_v3' and kin",
+  rope_interleave: "'deepseek_v3' and kin",
+  rotary_dim: "'gptj' or 'codegen'",
+  rotary_pct: "'gpt_neox'",
+  rotary_emb_base: "'gpt_neox'",
+  kv_channels: "'chatglm'",
+  rope_ratio: "'chatglm'",
+  rope_local_base_freq: "'gemma3_text'",
+  global_rope_theta: "'modernbert'",
+  local_rope_theta: "'modernbert'",
+  no_rope_layers: "'llama4_text' or 'smollm3'",
+  attn_temperature_tuning: "'llama4_text'",
+  mrope_section: "'qwen2_vl', 'qwen2_5_vl', 'qwen3_vl' and kin",
 });
 
 /**

@@ -161,14 +161,31 @@ const slidingWindow = (fn, m) => {
   return v === undefined ? 4096 : v; // Exaone4Config's default
 };
 
-/** The layer types a family's rule names (for messages and options.layerType). */
-export const ruleTypes = (f) => (f.layerRule ? RULES[f.layerRule].types : []);
+/** The layer types a family's rule or configuration class names (for options.layerType). */
+export const ruleTypes = (f) => [...(f.layerRule ? RULES[f.layerRule].types : []), ...(f.layerTypes ?? [])];
 
-/** The layer type that gets RoPE in a family whose other types have none, or null. */
+/**
+ * The layer type that gets RoPE in a family whose other types have none; null
+ * where a flag of the config turned RoPE off (or, offMeansAll, on for every
+ * layer); undefined where every layer type has RoPE.
+ */
 export function ropeType(fn, m) {
   const rule = m.family.layerRule ? RULES[m.family.layerRule] : undefined;
-  if (!rule || rule.ropeOn === undefined) return null;
+  if (!rule || rule.ropeOn === undefined) return undefined;
   return typeof rule.ropeOn === 'function' ? rule.ropeOn(fn, m) : rule.ropeOn;
+}
+
+/** Whether a layer of a given type applies RoPE (for options.layerType: no layer index). */
+export function typeHasRope(fn, m, type) {
+  const rule = m.family.layerRule ? RULES[m.family.layerRule] : undefined;
+  // Llama 4: its NoPE layers are its full-attention ones (Llama4TextConfig builds layer_types from no_rope_layers)
+  if (rule?.rope) return m.type !== 'llama4_text' || type !== FULL;
+  const on = ropeType(fn, m);
+  if (on === undefined) return true;
+  // a flag turned RoPE off (Zamba2's use_mem_rope, Granite hybrid's position_embedding_type): no layer has it;
+  // Exaone 4 without a sliding window: every layer has it
+  if (on === null) return Boolean(rule.offMeansAll);
+  return type === on;
 }
 
 /**
@@ -180,13 +197,6 @@ export function layerKind(fn, m, i, n) {
   const rule = m.family.layerRule ? RULES[m.family.layerRule] : undefined;
   const given = listOf(fn, m, 'layer_types', n);
   const type = given ? givenType(fn, m, given, i) : rule ? rule.kind(fn, m, i, n) : null;
-  if (!rule) return { type, rope: true };
-  if (rule.rope) return { type, rope: rule.rope(fn, m, i, n) };
-  if (rule.ropeOn === undefined) return { type, rope: true };
-  const on = ropeType(fn, m);
-  // a flag turned RoPE off (Zamba2's use_mem_rope, Granite hybrid's position_embedding_type): no layer has it;
-  // Exaone 4 without a sliding window: every layer has it
-  if (on === null) return { type, rope: Boolean(rule.offMeansAll) };
-  return { type, rope: type === on };
+  if (rule?.rope) return { type, rope: rule.rope(fn, m, i, n) };
+  return { type, rope: typeHasRope(fn, m, type) };
 }
-

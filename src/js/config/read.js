@@ -42,10 +42,14 @@ export function value(fn, o, where, key) {
 
 /** A number under `key`, or undefined when absent or null; anything else is an error. */
 export function numberAt(fn, o, where, key) {
-  const v = value(fn, o, where, key);
+  return finite(fn, `${where}.${key}`, value(fn, o, where, key));
+}
+
+/** v when it is undefined or a finite number, named `name` in the error otherwise. */
+export function finite(fn, name, v) {
   if (v === undefined) return undefined;
-  if (typeof v !== 'number') throw fail(TypeError, fn, `${where}.${key}`, 'a finite number', v);
-  if (!Number.isFinite(v)) throw fail(RangeError, fn, `${where}.${key}`, 'a finite number', v);
+  if (typeof v !== 'number') throw fail(TypeError, fn, name, 'a finite number', v);
+  if (!Number.isFinite(v)) throw fail(RangeError, fn, name, 'a finite number', v);
   return v;
 }
 

@@ -14,9 +14,10 @@ import { sectionList } from '../rope-axes.js';
 import { ROPE_TYPES, readScaling } from '../rope-scaling.js';
 import { alibiKind } from './alibi-config.js';
 import { familyOf, textModel } from './model.js';
-import { layerCount, layerKind, ropeType, ruleTypes } from './layers.js';
+import { layerCount, layerKind, ropeType, ruleTypes, typeHasRope } from './layers.js';
 import { notRope } from './not-rope.js';
-import { arrayAt, checkConfig, countAt, entry, firstCount, MAX_LAYERS, numberAt, quote, value } from './read.js';
+import { arrayAt, checkConfig, countAt, entry, firstCount, MAX_LAYERS, numberAt, objectAt, quote, value } from './read.js';
+import { FAMILY_KEYS } from './families.js';
 import { checkDictKeys, ropeDict } from './rope-dict.js';
 
 // The config key of each scaling option, for messages.
@@ -52,9 +53,20 @@ export function servedModel(fn, config) {
   if (alibi) throw new TypeError(`posenc.${fn}: model_type ${quote(m.type)} has no RoPE: it uses ALiBi (${alibi}): alibiFromConfig gives the options of alibiSlopes and alibiBias`);
   const family = m.type === undefined ? GENERIC : familyOf(m.type);
   if (!family) throw notRope(fn, m);
+  if (family === GENERIC) checkGeneric(fn, m);
   if (family.refuse) throw new TypeError(`posenc.${fn}: model_type ${quote(m.type)} uses RoPE that posenc does not implement: ${family.refuse}`);
   m.family = family;
   return m;
+}
+
+/** A config without model_type may not set a key only some families read: it must say which model it is. */
+function checkGeneric(fn, m) {
+  const dicts = ['rope_scaling', 'rope_parameters'].map((k) => [k, objectAt(fn, m.c, m.where, k)]).filter(([, d]) => d !== undefined);
+  const key = Object.keys(FAMILY_KEYS).find((k) => value(fn, m.c, m.where, k) !== undefined);
+  const inDict = key ? undefined : dicts.find(([k, d]) => value(fn, d, `${m.where}.${k}`, 'mrope_section') !== undefined);
+  if (key === undefined && inDict === undefined) return;
+  const [name, who] = key ? [`${m.where}.${key}`, FAMILY_KEYS[key]] : [`${m.where}.${inDict[0]}.mrope_section`, FAMILY_KEYS.mrope_section];
+  throw new TypeError(`posenc.${fn}: ${name} is read by model_type ${who} only, and this config names no model_type: add it, so that posenc reads the file as transformers does`);
 }
 
 /** Which layer the options pick: { type, rope } (type: its layer type or null). */
@@ -68,8 +80,8 @@ export function pickLayer(fn, m, o) {
     if (o.layer >= n) throw new RangeError(`posenc.${fn}: options.layer must be an integer from 0 to ${n - 1} (${m.where}.num_hidden_layers = ${n}), got ${o.layer}`);
     return layerKind(fn, m, o.layer, n);
   }
-  const known = knownTypes(fn, m, n);
   if (o.layerType !== undefined) {
+    const known = knownTypes(fn, m, n);
     if (!known.includes(o.layerType)) {
       throw new RangeError(
         known.length
@@ -77,25 +89,25 @@ export function pickLayer(fn, m, o) {
           : `posenc.${fn}: options.layerType: this ${quote(m.type ?? 'model')} config has no layer types (every layer shares one rotary embedding): omit it, got ${quote(o.layerType)}`,
       );
     }
-    const on = ropeType(fn, m);
-    const rule = m.family.layerRule;
-    const rope = rule === 'noRopeLayers' ? o.layerType !== 'full_attention' || m.type !== 'llama4_text' : on === null ? !rule || ['exaone4'].includes(rule) : o.layerType === on;
-    return { type: o.layerType, rope };
+    return { type: o.layerType, rope: typeHasRope(fn, m, o.layerType) };
   }
   // the model's default rotary embedding: the full-attention one of a model with one per
-  // layer type, the RoPE layers' of a model whose other layers have none
+  // layer type, the RoPE layers' of a model whose other layers have none (none, where a
+  // flag of the config turned RoPE off)
   const on = ropeType(fn, m);
-  return { type: m.family.thetaByType ? 'full_attention' : on, rope: true, byDefault: true };
+  if (m.family.thetaByType) return { type: 'full_attention', rope: true };
+  return { type: on ?? null, rope: on !== null || typeHasRope(fn, m, null) };
 }
 
-/** The layer types a config names (layer_types, else its family's rule). */
+/** The layer types a config names (layer_types or its alias, else its family's rule and class). */
 function knownTypes(fn, m, n) {
-  const given = arrayAt(fn, m.c, m.where, 'layer_types', MAX_LAYERS);
   const types = new Set(ruleTypes(m.family));
-  if (given) {
-    if (n !== undefined && given.length !== n) throw new RangeError(`posenc.${fn}: ${m.where}.layer_types has ${given.length} entries for num_hidden_layers = ${n}`);
+  for (const key of ['layer_types', ...(m.family.aliases?.layer_types ?? [])]) {
+    const given = arrayAt(fn, m.c, m.where, key, MAX_LAYERS);
+    if (!given) continue;
+    if (n !== undefined && given.length !== n) throw new RangeError(`posenc.${fn}: ${m.where}.${key} has ${given.length} entries for num_hidden_layers = ${n}`);
     for (let i = 0; i < given.length; i++) {
-      const t = entry(fn, given, m.where, 'layer_types', i);
+      const t = entry(fn, given, m.where, key, i);
       if (typeof t === 'string') types.add(t);
     }
   }
@@ -150,7 +162,6 @@ function scalingOf(fn, r, maxPos) {
     sc.factor = need('factor'); // linear, dynamic
     delete sc.originalMaxPositionEmbeddings;
   }
-  if (t === 'linear') delete sc.maxPositionEmbeddings;
   for (const key of Object.keys(sc)) if (sc[key] === undefined) delete sc[key];
   return sc;
 }
@@ -176,26 +187,27 @@ export function ropeFromConfig(config, options = {}) {
   const maxPos = maxPositions(fn, m);
   // GPT-J, CodeGen, IDEFICS: no rope dict; base 10000 in their code (rope_theta, rope_scaling unread)
   const r = f.noRopeDict
-    ? { d: Object.assign(Object.create(null), { rope_theta: 1e4 }), at: `${m.where} (its modeling code)`, file: null, top: null, type: 'default' }
+    ? codeDict(fn, `${m.where} (its modeling code)`, { rope_theta: 1e4 })
     : ropeDict(fn, m, layer.type, maxPos);
   const extra = [];
   if (f.mrope) extra.push('mrope_section', ...(f.mrope === 'interleaved' ? ['mrope_interleaved'] : []));
   if (f.special === 'phimoe') extra.push('short_mscale', 'long_mscale');
   if (f.special === 'hunyuan') extra.push('alpha');
   if (f.queryScale === 'ministral3') extra.push('llama_4_scaling_beta');
-  checkDictKeys(fn, m, r, extra);
   if (!ROPE_TYPES.includes(r.type)) {
-    throw new RangeError(`posenc.${fn}: ${r.at}.rope_type ${quote(r.type)} of model_type ${quote(m.type ?? '(none)')} is not one transformers computes here, nor posenc (${ROPE_TYPES.map((x) => `'${x}'`).join(', ')})`);
+    const key = value(fn, r.d, r.at, 'rope_type') === undefined ? 'type' : 'rope_type';
+    throw new RangeError(`posenc.${fn}: ${r.at}.${key} ${quote(r.type)} of model_type ${quote(m.type ?? '(none)')} is not one transformers computes here, nor posenc (${ROPE_TYPES.map((x) => `'${x}'`).join(', ')})`);
   }
+  checkDictKeys(fn, m, r, extra);
 
   // the base
-  const base = numberAt(fn, r.d, r.at, 'rope_theta');
-  if (!(base > 1)) throw fail(RangeError, fn, `${r.at}.rope_theta`, 'a finite number > 1', base);
+  const base = r.num('rope_theta');
+  if (!(base > 1)) throw fail(RangeError, fn, r.name('rope_theta'), 'a finite number > 1', base);
 
   // the rotary dimension, as the family's rotary class and attention compute it
   let rotaryDim;
   let what;
-  const partial = numberAt(fn, r.d, r.at, 'partial_rotary_factor') ?? 1;
+  const partial = r.num('partial_rotary_factor') ?? 1;
   if (f.special === 'deepseek') {
     rotaryDim = countAt(fn, m.c, m.where, 'qk_rope_head_dim') ?? 64; // the rope part of each head
     what = `${m.where}.qk_rope_head_dim`;
@@ -208,11 +220,11 @@ export function ropeFromConfig(config, options = {}) {
     what = `${m.where}.rotary_dim`;
   } else {
     const headDim = headDimOf(fn, m);
-    if (!(partial > 0 && partial <= 1)) throw fail(RangeError, fn, `${r.at}.partial_rotary_factor`, 'a number in (0, 1]', partial);
+    if (!(partial > 0 && partial <= 1)) throw fail(RangeError, fn, r.name('partial_rotary_factor'), 'a number in (0, 1]', partial);
     const share = r.type === 'default' && !f.partialRead ? 1 : partial;
     rotaryDim = Math.trunc(headDim * share); // Python int(head_dim * partial_rotary_factor)
     what = share === 1 ? `the head dimension ${headDim}` : `int(head_dim * partial_rotary_factor) = int(${headDim} * ${share})`;
-    if (!f.partialRead && rotaryDim !== headDim && !f.generic) {
+    if (!f.partialRead && !f.partialApply && rotaryDim !== headDim && !f.generic) {
       throw new RangeError(
         `posenc.${fn}: partial_rotary_factor ${partial} with rope_type '${r.type}': transformers' ${m.type} computes cos/sin for ${rotaryDim} of the ${headDim} features of a head and then rotates the whole head with them, which fails; its default rope_type rotates the whole head`,
       );
@@ -227,8 +239,7 @@ export function ropeFromConfig(config, options = {}) {
   const result = { rotaryDim, base, layout };
   const label = (key) => {
     if (key === 'maxPositionEmbeddings') return `${m.where}.max_position_embeddings`;
-    if (key === 'originalMaxPositionEmbeddings') return `${r.at}.original_max_position_embeddings`;
-    return `${r.at}.${KEYS[key] ?? key}`;
+    return r.name(key === 'originalMaxPositionEmbeddings' ? 'original_max_position_embeddings' : KEYS[key] ?? key);
   };
   let sc = { type: 'default' };
   if (r.type !== 'default') {
@@ -242,7 +253,7 @@ export function ropeFromConfig(config, options = {}) {
   }
   if (f.mrope) mrope(fn, m, r, result, rotaryDim);
   // every range, in C (the frequencies and sections these options give), named as the config names them
-  const baseKey = `${r.at}.rope_theta`;
+  const baseKey = r.name('rope_theta');
   const names = { base: baseKey, rotary_dim: `the rotary dimension (${what})`, sections: `${r.at}.mrope_section` };
   ropeFrequenciesOf(fn, result, sc, {
     scaling: label,
@@ -250,6 +261,12 @@ export function ropeFromConfig(config, options = {}) {
     given: (name) => (name === baseKey ? base : name === names.rotary_dim ? rotaryDim : undefined),
   });
   return result;
+}
+
+/** ropeDict's answer for a dict that lives in a model's code, not its config. */
+function codeDict(fn, at, values) {
+  const d = Object.assign(Object.create(null), values);
+  return { d, at, file: null, top: null, type: 'default', name: (key) => `${at}.${key}`, num: (key) => numberAt(fn, d, at, key) };
 }
 
 /** PhiMoE's short_mscale / long_mscale replace LongRoPE's attention factor (PhimoeRotaryEmbedding.forward). */

@@ -4,7 +4,7 @@
 // own versions of convert_rope_params_to_dict), and the check that every key of
 // the file's dict is one transformers reads for its rope_type.
 import { fail, isPlainObject } from '../core/describe.js';
-import { keysOf, numberAt, objectAt, own, quote, value } from './read.js';
+import { finite, keysOf, numberAt, objectAt, own, quote, value } from './read.js';
 
 const LAYER_TYPES = new Set(['full_attention', 'sliding_attention', 'chunked_attention', 'linear_attention']);
 
@@ -48,12 +48,16 @@ function perLayerType(fn, d, where) {
  * (rope_type, rope_theta, partial_rotary_factor, original_max_position_embeddings
  * set as transformers sets them), where its name in messages, file the dict as the
  * file gives it (for the key check; null for a class default), top the model's
- * whole rope dict (YaRN reads truncate there), type the rope_type.
+ * whole rope dict (YaRN reads truncate there), type the rope_type; name(key)
+ * the key a value of d came from, as messages name it (config.rope_theta for a
+ * theta standardize_rope_params moved into the dict); num(key) a number of d,
+ * named so in its error.
  */
 export function ropeDict(fn, m, kind, maxPos) {
   const { c, where, family: f } = m;
   const scaling = objectAt(fn, c, where, 'rope_scaling');
   const params = objectAt(fn, c, where, 'rope_parameters');
+  const from = Object.create(null); // key of d -> the config key its value came from
   let d;
   let at;
   let file = null;
@@ -75,7 +79,7 @@ export function ropeDict(fn, m, kind, maxPos) {
       file = scaling;
     }
     const [key, fallback] = f.thetaByType[layerType] ?? f.thetaByType.full_attention;
-    if (value(fn, d, at, 'rope_theta') === undefined) d.rope_theta = numberAt(fn, c, where, key) ?? fallback;
+    if (value(fn, d, at, 'rope_theta') === undefined) [d.rope_theta, from.rope_theta] = [numberAt(fn, c, where, key) ?? fallback, `${where}.${key}`];
     top = Object.create(null); // keyed by layer type: no truncate at its top level
   } else {
     // `rope_scaling or rope_parameters`, then the class's default when the file has neither
@@ -96,14 +100,21 @@ export function ropeDict(fn, m, kind, maxPos) {
       if (!file) at = `${where}.rope_parameters (the class default)`;
     }
     if (value(fn, d, at, 'rope_theta') === undefined) {
-      const outside = f.dict === 'gptneox' ? numberAt(fn, c, where, 'rotary_emb_base') : f.thetaIgnored ? undefined : numberAt(fn, c, where, 'rope_theta');
+      const key = f.dict === 'gptneox' ? 'rotary_emb_base' : 'rope_theta';
+      const outside = f.thetaIgnored ? undefined : numberAt(fn, c, where, key);
       d.rope_theta = outside ?? f.theta ?? 1e4;
+      from.rope_theta = `${where}.${key}`;
     }
   }
 
   // rope_type, as standardize_rope_params sets it from the older `type`
-  const named = value(fn, d, at, 'rope_type') ?? value(fn, d, at, 'type') ?? 'default';
-  if (typeof named !== 'string') throw fail(TypeError, fn, `${at}.rope_type`, 'a string', named);
+  const [given, older] = [value(fn, d, at, 'rope_type'), value(fn, d, at, 'type')];
+  const named = given ?? older ?? 'default';
+  if (typeof named !== 'string') throw fail(TypeError, fn, `${at}.${given === undefined ? 'type' : 'rope_type'}`, 'a string', named);
+  // both: transformers reads rope_type and drops type; one that says otherwise is refused, not dropped
+  if (given !== undefined && older !== undefined && older !== given) {
+    throw new RangeError(`posenc.${fn}: ${at}.rope_type ${quote(String(given))} and ${at}.type ${quote(String(older))} disagree: transformers reads rope_type and ignores type; give one of them`);
+  }
   let type = named;
   if (f.dict === 'phi3' && (type === 'su' || type === 'yarn')) type = 'longrope'; // Phi3Config reads both as LongRoPE
   if (f.dict === 'mrope' && type === 'mrope') type = 'default'; // Qwen2VLTextConfig: 'mrope' is the default frequencies
@@ -113,10 +124,12 @@ export function ropeDict(fn, m, kind, maxPos) {
   // default one (the _compute_* functions standardize again, once it is an attribute)
   if (f.dict === 'gptneox') {
     d.partial_rotary_factor = numberAt(fn, c, where, 'rotary_pct') ?? f.partialKeyDefault ?? 0.25; // GPTNeoXConfig: rotary_pct, always
+    from.partial_rotary_factor = `${where}.rotary_pct`;
   } else {
     const outside = f.partialForced ?? numberAt(fn, c, where, 'partial_rotary_factor') ?? f.partial;
     if (outside !== undefined && (type !== 'default' || value(fn, d, at, 'partial_rotary_factor') === undefined || f.partialForced !== undefined)) {
       d.partial_rotary_factor = outside;
+      from.partial_rotary_factor = `${where}.partial_rotary_factor`;
     }
   }
 
@@ -125,10 +138,14 @@ export function ropeDict(fn, m, kind, maxPos) {
   if (type === 'llama3' || type === 'yarn' || type === 'longrope') {
     // (per layer type, standardize_rope_params only fills in max_position_embeddings)
     const attribute = top !== d ? undefined : numberAt(fn, c, where, 'original_max_position_embeddings') ?? f.originalMax;
-    if (attribute !== undefined) d.original_max_position_embeddings = attribute;
-    else if (value(fn, d, at, 'original_max_position_embeddings') === undefined) d.original_max_position_embeddings = maxPos;
+    if (attribute !== undefined) [d.original_max_position_embeddings, from.original_max_position_embeddings] = [attribute, `${where}.original_max_position_embeddings`];
+    else if (value(fn, d, at, 'original_max_position_embeddings') === undefined) {
+      [d.original_max_position_embeddings, from.original_max_position_embeddings] = [maxPos, `${where}.max_position_embeddings`];
+    }
   }
-  return { d, at, file, top, type };
+  const name = (key) => from[key] ?? `${at}.${key}`;
+  const num = (key) => finite(fn, name(key), value(fn, d, at, key));
+  return { d, at, file, top, type, name, num };
 }
 
 /** Every key of the file's rope dict must be one transformers reads for its type (or listed as without effect). */

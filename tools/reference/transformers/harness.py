@@ -301,7 +301,9 @@ class Harness:
             "attention_mask": torch.zeros(1, 1, seq, seq),
             "position_ids": position_ids,
             "cache_position": position_ids[0],
-            "alibi": None,  # Falcon's attention takes it: None when the model uses RoPE
+            # Falcon's attention takes it: FalconModel passes None when it uses RoPE, and its
+            # ALiBi tensor ([batch * heads][1][seq]; zeros here) when config.alibi is set
+            "alibi": torch.zeros(attention.num_heads, 1, seq) if getattr(getattr(attention, "config", None), "alibi", False) is True else None,
             "layer_idx": layer,  # Zamba2's shared attention takes its layer at call time
             # T5Gemma 2's decoder attends to itself and the encoder in one: two encoder tokens
             "encoder_hidden_states": torch.zeros(1, 2, attention.config.hidden_size) if hasattr(attention, "config") else None,

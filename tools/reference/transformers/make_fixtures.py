@@ -70,6 +70,32 @@ COMPLETIONS = {
     "qwen2_5_vl_text": {"rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}},
 }
 
+# Cases of their own for what a model's class defaults and the variants above do not
+# reach: keys only one family reads, and composites whose text config names another
+# model_type (read with that class's defaults) or leaves its keys out.
+_PHIMOE_FACTORS = [1.0 + k / 32 for k in range(64)]  # head_dim 128: 64 factors, synthetic values
+EXTRA = {
+    "deepseek_v3": {"interleave off": {"rope_interleave": False}},
+    "glm4_moe_lite": {"interleave off": {"rope_interleave": False}},
+    "longcat_flash": {"interleave off": {"rope_interleave": False}},
+    "youtu": {"interleave off": {"rope_interleave": False}},
+    "phimoe": {
+        "longrope equal mscales": {"rope_scaling": {"rope_type": "longrope", "short_factor": _PHIMOE_FACTORS,
+                                                    "long_factor": _PHIMOE_FACTORS[::-1], "short_mscale": 1.243163121016122,
+                                                    "long_mscale": 1.243163121016122, "original_max_position_embeddings": 4096}},
+        "longrope differing mscales": {"rope_scaling": {"rope_type": "longrope", "short_factor": _PHIMOE_FACTORS,
+                                                        "long_factor": _PHIMOE_FACTORS[::-1], "short_mscale": 1.1,
+                                                        "long_mscale": 1.3, "original_max_position_embeddings": 4096}},
+        "yarn equal mscales": {"rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768,
+                                                "short_mscale": 1.25, "long_mscale": 1.25}},
+    },
+    "llava": {"mistral text": {"text_config": {"model_type": "mistral"}},
+              "qwen2 text": {"text_config": {"model_type": "qwen2", "num_hidden_layers": 4}}},
+    "mistral3": {"ministral3 text": {"text_config": {"model_type": "ministral3"}}},
+    "gemma3": {"empty text": {"text_config": {}}},
+    "qwen2_vl": {"text without heads": {"text_config": {"rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}}}},
+}
+
 
 def g(v):
     """A float as the shortest text that reads back as the same double."""
@@ -174,6 +200,8 @@ def main(argv):
             cases.append({"id": f"{model_type} to_dict", "modelType": model_type, "config": written})
         except Exception:  # noqa: BLE001 - transformers cannot build these defaults: the case above says so
             pass
+        for name, extra in EXTRA.get(model_type, {}).items():
+            cases.append({"id": f"{model_type} {name}", "modelType": model_type, "config": {**base, **extra}})
         key = row.get("textKey")
         nested = key and key != "(flat)"
         for name, extra in VARIANTS.items():
