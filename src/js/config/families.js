@@ -52,6 +52,8 @@ export const FAMILIES = entries({
   aria_text: { hidden: 4096, heads: 32, maxPos: 2048, layers: 32 },
   // BambaConfig forces partial_rotary_factor 0.5: its default rope_type ignores it, the others rotate half of each head
   bamba: { hidden: 4096, heads: 32, maxPos: 262144, layers: 32, partialForced: 0.5, partialApply: true, layerRule: 'bamba' },
+  // BltConfig: a patcher and three transformers of their own widths, each with its rotary embedding
+  blt: { refuse: "BLT runs RoPE in several transformers of their own sizes (its patcher, local encoder, global transformer and local decoder: patcher_config, encoder_config, global_config, decoder_config), not one text model: give ropeCache the options of the one you run (head_dim = hidden_size / num_attention_heads of its sub-config, rope_parameters' rope_theta)" },
   bitnet: { hidden: 2560, heads: 20, maxPos: 2048, layers: 30, theta: 5e5 },
   codegen: { hidden: 4096, heads: 16, maxPos: 2048, layers: 28, ...INTERLEAVED, special: 'gptj', noRopeDict: true, aliases: { hidden_size: ['n_embd'], num_attention_heads: ['n_head'], max_position_embeddings: ['n_positions'], num_hidden_layers: ['n_layer'] } },
   chameleon: { hidden: 4096, heads: 32, maxPos: 4096, layers: 32 },

@@ -2,7 +2,8 @@
 // ropeFromConfig does not serve, grouped by what their modeling files use for
 // positions, and the TypeError that names it. A composite whose text model is
 // not a RoPE one (BLIP-2's OPT, ...) is listed under its text model's scheme.
-import { quote } from './read.js';
+import { COMPOSITES } from './families.js';
+import { own, quote } from './read.js';
 
 const list = (s) => s.trim().split(/\s+/);
 
@@ -57,12 +58,27 @@ for (const [scheme, what, types] of SCHEMES) for (const t of types) BY_TYPE[t] =
 /** The scheme posenc lists for a model_type, or undefined. */
 export const schemeOf = (type) => (typeof type === 'string' && Object.hasOwn(BY_TYPE, type) ? BY_TYPE[type] : undefined);
 
+/**
+ * ESM (modeling_esm.py): learned absolute positions by default; with
+ * position_embedding_type 'rotary', its attention's own RotaryEmbedding(head
+ * size), base 10000, rotate_half pairs, over each token's index in the sequence
+ * (no position ids): ropeFromConfig does not read it.
+ */
+function esm(fn, m) {
+  const kind = own(fn, m.c, m.where, 'position_embedding_type');
+  if (kind !== 'rotary') return { what: `learned absolute position embeddings (its position_embedding_type is ${kind === undefined ? "'absolute' by default" : typeof kind === 'string' ? quote(kind) : 'not a string'}; posenc/encoder: positional { type: 'learned' })` };
+  return { what: "rotary embeddings that its attention builds itself over each token's index (position_embedding_type 'rotary'; ropeFromConfig does not read ESM configs): ropeCache({ rotaryDim: hidden_size / num_attention_heads, base: 10000, layout: 'half' }) computes them" };
+}
+
 /** The TypeError of a model ropeFromConfig does not serve: what it uses, or that transformers does not know it. */
 export function notRope(fn, m) {
   // MPT with attn_config.alibi false learns absolute positions (with it, alibiFromConfig serves it)
-  const s = m.type === 'mpt' ? { what: 'learned absolute position embeddings (its attn_config.alibi is false; posenc/encoder: positional { type: \'learned\' })' } : schemeOf(m.type);
+  const s = m.type === 'mpt' ? { what: 'learned absolute position embeddings (its attn_config.alibi is false; posenc/encoder: positional { type: \'learned\' })' } : m.type === 'esm' ? esm(fn, m) : schemeOf(m.type);
   const name = m.type === m.top || m.top === undefined ? `model_type ${quote(m.type)}` : `model_type ${quote(m.top)} (its text model ${quote(m.type)})`;
   if (s) return new TypeError(`posenc.${fn}: ${name} has no RoPE posenc reads: it uses ${s.what}`);
+  if (m.where !== 'config' && typeof m.type === 'string' && Object.hasOwn(COMPOSITES, m.type)) {
+    return new TypeError(`posenc.${fn}: ${m.where}.model_type ${quote(m.type)} names a composite config, not a text model: a text config must be the text model's (a config that holds itself is refused so)`);
+  }
   return new TypeError(
     `posenc.${fn}: ${m.where}.model_type ${quote(m.type)} is not a model_type transformers (ace7c37014) or a remote-code model posenc knows (ChatGLM, InternLM2, Baichuan): give ropeCache and applyRope the options yourself ({ rotaryDim, base, layout, scaling }); docs/configs.md lists every model_type`,
   );

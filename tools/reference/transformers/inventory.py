@@ -9,8 +9,8 @@ composite's own text class (as Gemma 3 does); and the position scheme of that te
 model:
 
 - 'rope' when its attention, run by harness.py on the class defaults, calls its RoPE
-  apply function (or, failing that, when its modeling file builds a rotary embedding
-  for the text model);
+  apply function (or, where transformers cannot run those defaults, when its modeling
+  file defines the text config's own rotary embedding class: builds_text_rotary);
 - else what its modeling file builds, read from the file's source (the first that
   matches): 'alibi', 't5-buckets' (T5's relative_attention_bias buckets),
   'deberta-buckets' (make_log_bucket_position / build_relative_position),
@@ -102,6 +102,19 @@ def scheme_from_source(source):
     return "none"
 
 
+def builds_text_rotary(module, text):
+    """Whether a modeling file defines the rotary embedding class of this text config
+    (<Name>RotaryEmbedding or <Name>TextRotaryEmbedding for <Name>[Text]Config): used
+    where transformers cannot run the class defaults, to tell a RoPE text model from
+    the other schemes its file may also mention (a vision tower's 2-D rotary, ...)."""
+    if module is None or text is None:
+        return False
+    name = re.sub(r"(Text)?Config$", "", type(text).__name__)
+    if "Vision" in name or "Audio" in name:
+        return False
+    return any(hasattr(module, f"{name}{tail}RotaryEmbedding") for tail in ("", "Text"))
+
+
 def text_key(config, text):
     """The path of attributes from a composite config to its text config: 'text_config',
     'thinker_config.text_config', ...; None for the config itself, '(flat)' for the
@@ -181,5 +194,9 @@ def inventory(harness, configuration_auto, completions):
             if text is not None:
                 module = sys.modules.get(type(text).__module__.replace(".configuration_", ".modeling_")) or module
             source = inspect.getsource(module) if module is not None else ""
-            row["scheme"] = scheme_from_source(source)
+            if "ropeError" in row and builds_text_rotary(module, text):
+                row["scheme"] = "rope"  # transformers could not run its defaults: its text model's own rotary class
+                row["why"] = f"{type(text).__name__}'s modeling file builds its rotary embedding"
+            else:
+                row["scheme"] = scheme_from_source(source)
     return rows

@@ -1,6 +1,6 @@
 """make_fixtures.py: posenc's RoPE fixtures from transformers' own code.
 
-    /usr/bin/python3 tools/reference/transformers/make_fixtures.py /path/to/transformers
+    /usr/bin/python3 tools/reference/transformers/make_fixtures.py /path/to/transformers [--inventory-only]
 
 Writes tests/fixtures/transformers/:
 - model-types.json: every model_type of CONFIG_MAPPING and what its model uses for
@@ -163,8 +163,10 @@ def run_config(harness, d):
 
 
 def main(argv):
+    only_inventory = "--inventory-only" in argv
+    argv = [a for a in argv if a != "--inventory-only"]
     if len(argv) != 2:
-        sys.exit("usage: make_fixtures.py /path/to/transformers (a checkout: its src/ is imported)")
+        sys.exit("usage: make_fixtures.py /path/to/transformers [--inventory-only] (a checkout: its src/ is imported)")
     sys.path.insert(0, HERE)
     import stubs
 
@@ -184,6 +186,8 @@ def main(argv):
     types = inventory(harness, configuration_auto, COMPLETIONS)
     os.makedirs(OUT, exist_ok=True)
     write(os.path.join(OUT, "model-types.json"), {"transformersCommit": COMMIT, "modelTypes": types})
+    if only_inventory:
+        return
 
     cases = []
     for model_type, row in types.items():
