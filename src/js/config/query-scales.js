@@ -87,10 +87,12 @@ export function queryScalesFromConfig(config, options) {
   for (let i = 0; i < n; i++) {
     const p = positions ? positions[i] : offset + i;
     const s = scale(p);
-    if (!(Number.isFinite(s) && s > 0)) {
-      throw new RangeError(`posenc.${fn}: the query scale at position ${p} is ${s}, not a finite number > 0 (the config's scale parameters give a multiplier the encoder refuses)`);
+    // checked as returned, in float32: a double past 3.4e38 is Infinity there, one under 1.4e-45 is 0
+    const f = Math.fround(s);
+    if (!(Number.isFinite(f) && f > 0)) {
+      throw new RangeError(`posenc.${fn}: the query scale at position ${p} is ${s}${f !== s ? ` (${f} in float32)` : ''}, not a finite number > 0 (the config's scale parameters give a multiplier the encoder refuses)`);
     }
-    out[i] = s;
+    out[i] = f;
   }
   return out;
 }
