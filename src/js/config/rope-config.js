@@ -282,6 +282,11 @@ function phimoeFactor(fn, r, scaling) {
   if (short !== long) {
     throw new RangeError(`posenc.${fn}: ${r.at}.short_mscale (${short}) and long_mscale (${long}) differ: PhiMoE multiplies cos/sin by one or the other by sequence length, and posenc's scaling has one attention factor`);
   }
+  if (r.type !== 'yarn' && r.type !== 'longrope') {
+    // posenc's linear and dynamic scalings have no attention factor; a factor of 1 changes nothing
+    if (short === 1) return;
+    throw new RangeError(`posenc.${fn}: ${r.at}.short_mscale (${short}) with rope_type '${r.type}': PhiMoE multiplies cos/sin by it, and posenc's '${r.type}' scaling has no attention factor (yarn and longrope have one)`);
+  }
   scaling.attentionFactor = short;
 }
 
