@@ -51,9 +51,10 @@ describe('a RoPE model: served (or refused with the reason), never an unknown mo
     }
     // its class defaults may be ones transformers itself cannot run (an mrope_section it
     // requires, an odd rotary dimension): any other error is about the config, not the model
+    // (or a flag its defaults leave off: Zamba2's use_mem_rope, Granite hybrid's position_embedding_type)
     if (error) {
       expect(error.message).not.toMatch(UNKNOWN);
-      expect(error.message).not.toMatch(/has no RoPE/);
+      expect(error.message).not.toMatch(/has no RoPE(?! in any layer: its)/);
     }
   });
 });
@@ -104,9 +105,21 @@ describe('docs/configs.md', () => {
         posenc.ropeFromConfig({ model_type: type });
       } catch (e) {
         // refused: a model without RoPE, or RoPE posenc does not implement (not the class defaults' own errors)
-        if (/has no RoPE|does not implement/.test(e.message)) served = false;
+        if (/has no RoPE(?! in any layer: its)|does not implement/.test(e.message)) served = false;
       }
       expect([type, what.startsWith('ropeFromConfig') || (modelTypes[type].scheme === 'alibi' && what === 'alibiFromConfig')]).toEqual([type, served || what === 'alibiFromConfig']);
     }
   });
+});
+
+test('a config whose flags turn RoPE off in every layer: a TypeError without a layer, null for each layer, ones', () => {
+  // Zamba2Config: use_mem_rope False by default; GraniteMoeHybridConfig: position_embedding_type None
+  for (const [config, flag] of [[{ model_type: 'zamba2' }, 'use_mem_rope'], [{ model_type: 'granitemoehybrid' }, 'position_embedding_type']]) {
+    const e = thrown(() => posenc.ropeFromConfig(config));
+    expect(e).toBeInstanceOf(TypeError);
+    expect(e.message).toContain(`has no RoPE in any layer: its ${flag}`);
+    expect(posenc.ropeFromConfig(config, { layer: 0 })).toBeNull();
+    expect(Array.from(posenc.queryScalesFromConfig(config, { length: 2 }))).toEqual([1, 1]);
+  }
+  expect(posenc.ropeFromConfig({ model_type: 'zamba2', use_mem_rope: true }).rotaryDim).toBe(160);
 });

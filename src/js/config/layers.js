@@ -120,6 +120,7 @@ const RULES = {
   granitemoehybrid: {
     types: ['attention', 'mamba'],
     ropeOn: (fn, m) => (value(fn, m.c, m.where, 'position_embedding_type') === 'rope' ? 'attention' : null),
+    off: "its position_embedding_type is not 'rope' (the default): its attention layers have no positions",
     kind: () => 'mamba',
   },
   // BambaConfig: attention at attn_layer_indices, Mamba elsewhere
@@ -147,6 +148,7 @@ const RULES = {
   zamba2: {
     types: ['mamba', 'hybrid'],
     ropeOn: (fn, m) => (value(fn, m.c, m.where, 'use_mem_rope') === true ? 'hybrid' : null),
+    off: 'its use_mem_rope is not true (the default): its shared attention blocks have no positions',
     kind(fn, m, i) {
       const given = listOf(fn, m, 'layers_block_type', undefined);
       if (given) return givenType(fn, m, given, i);
@@ -173,6 +175,12 @@ export function ropeType(fn, m) {
   const rule = m.family.layerRule ? RULES[m.family.layerRule] : undefined;
   if (!rule || rule.ropeOn === undefined) return undefined;
   return typeof rule.ropeOn === 'function' ? rule.ropeOn(fn, m) : rule.ropeOn;
+}
+
+/** Why no layer of this config has RoPE (a flag of the config turned it off), or null. */
+export function ropeOff(fn, m) {
+  const rule = m.family.layerRule ? RULES[m.family.layerRule] : undefined;
+  return rule?.off && ropeType(fn, m) === null ? rule.off : null;
 }
 
 /** Whether a layer of a given type applies RoPE (for options.layerType: no layer index). */

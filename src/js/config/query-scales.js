@@ -76,7 +76,7 @@ export function queryScalesFromConfig(config, options) {
   if (n > 0 && offset + n - 1 > INT32_MAX) throw new RangeError(`posenc.${fn}: offset + length - 1 must be at most ${INT32_MAX}, got ${offset + n - 1}`);
   const m = servedModel(fn, config);
   layerCount(fn, m);
-  const layer = pickLayer(fn, m, o);
+  const layer = pickLayer(fn, m, o, true); // a model whose flags turn RoPE off scales nothing either
   const scale = scaleOf(fn, m, layer);
   const positions = o.positions === undefined ? null : WasmArray.isBranded(o.positions) ? o.positions.array : o.positions;
   if (positions) {

@@ -14,7 +14,7 @@ import { sectionList } from '../rope-axes.js';
 import { ROPE_TYPES, readScaling } from '../rope-scaling.js';
 import { alibiKind } from './alibi-config.js';
 import { familyOf, textModel } from './model.js';
-import { layerCount, layerKind, ropeType, ruleTypes, typeHasRope } from './layers.js';
+import { layerCount, layerKind, ropeOff, ropeType, ruleTypes, typeHasRope } from './layers.js';
 import { notRope } from './not-rope.js';
 import { arrayAt, checkConfig, countAt, entry, firstCount, MAX_LAYERS, numberAt, objectAt, quote, value } from './read.js';
 import { FAMILY_KEYS } from './families.js';
@@ -69,8 +69,12 @@ function checkGeneric(fn, m) {
   throw new TypeError(`posenc.${fn}: ${name} is read by model_type ${who} only, and this config names no model_type: add it, so that posenc reads the file as transformers does`);
 }
 
-/** Which layer the options pick: { type, rope } (type: its layer type or null). */
-export function pickLayer(fn, m, o) {
+/**
+ * Which layer the options pick: { type, rope } (type: its layer type or null).
+ * With neither layer nor layerType, a config whose flags leave every layer
+ * without RoPE is a TypeError saying so (offIsNull: { type: null, rope: false }).
+ */
+export function pickLayer(fn, m, o, offIsNull = false) {
   const n = layerCount(fn, m);
   if (o.layer !== undefined && o.layerType !== undefined) {
     throw new TypeError(`posenc.${fn}: give options.layer or options.layerType, not both (layer picks its own type), got layer ${o.layer} and layerType '${o.layerType}'`);
@@ -96,6 +100,9 @@ export function pickLayer(fn, m, o) {
   // flag of the config turned RoPE off)
   const on = ropeType(fn, m);
   if (m.family.thetaByType) return { type: 'full_attention', rope: true };
+  const off = ropeOff(fn, m);
+  if (off && offIsNull) return { type: null, rope: false };
+  if (off) throw new TypeError(`posenc.${fn}: model_type ${quote(m.type)} has no RoPE in any layer: ${off} (options.layer of one of its layers gives null)`);
   return { type: on ?? null, rope: on !== null || typeHasRope(fn, m, null) };
 }
 
