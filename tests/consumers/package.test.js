@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE, ROOT, packed } from './scratch.js';
-import { links } from '../docs-markdown.js';
+import { links } from '../docs/markdown.js';
 
 const pkg = PACKAGE;
 
@@ -99,7 +99,7 @@ describe('the tarball (npm pack)', () => {
     const { bytes } = packed();
     console.log(`posenc tarball: ${bytes} bytes (${packed().files.length} files)`);
     // two entries, each with its wasm as files and inline in ESM and CommonJS (a page fetches one entry:
-    // tests/size.test.js), and the README's picture of the train view (95 KB, docs/train-view.png)
+    // tests/builds/size.test.js), and the README's picture of the train view (95 KB, docs/train-view.png)
     expect(bytes).toBeLessThan(700 * 1024);
   });
 });
