@@ -44,6 +44,9 @@ const REFUSED = [
   /ERNIE 4.5 VL reorders its frequencies/,
   /short_mscale .* and long_mscale .* differ/, // PhiMoE with two mscales
   /HunYuan's NTK alpha/,
+  // Gemma 3, ModernBERT: a rope_scaling with the older `type` only is merged into a dict whose
+  // rope_type is already 'default', which transformers computes (the file's type dropped)
+  /merges rope_scaling into its default dict, whose rope_type is 'default'/,
 ];
 
 /** One float64 ulp of e. */

@@ -88,9 +88,9 @@ export const FAMILIES = entries({
   glm4_moe_lite: { hidden: 2048, heads: 20, maxPos: 202752, layers: 47, ...PARTIAL, ...DEEPSEEK, interleaveKey: true },
   // GLM-4V: M-RoPE in sections (default [8, 12, 12]) on partial, interleaved pairs (apply_rotary_pos_emb)
   glm4v_text: { hidden: 4096, heads: 32, maxPos: 32768, layers: 40, ...PARTIAL, ...INTERLEAVED, mrope: 'sectioned', mropeSection: [8, 12, 12] },
-  glm4v_moe_text: { hidden: 4096, heads: 96, maxPos: 65536, layers: 46, partial: 0.5, ...PARTIAL, ...INTERLEAVED, mrope: 'sectioned', mropeSection: [8, 12, 12] },
+  glm4v_moe_text: { hidden: 4096, heads: 96, maxPos: 65536, layers: 46, partial: 0.5, ...PARTIAL, mrope: 'sectioned', mropeSection: [8, 12, 12] },
   glm_ocr_text: { hidden: 1024, heads: 16, maxPos: 131072, layers: 16, ...PARTIAL, ...INTERLEAVED, mrope: 'sectioned', mropeSection: [8, 12, 12] },
-  glm_image_text: { hidden: 4096, heads: 32, maxPos: 131072, layers: 40, ...PARTIAL, ...INTERLEAVED, mrope: 'sectioned', mropeSection: [8, 12, 12] },
+  glm_image_text: { hidden: 4096, heads: 32, maxPos: 131072, layers: 40, ...PARTIAL, mrope: 'sectioned', mropeSection: [8, 12, 12] },
   glmasr_encoder: { hidden: 1280, heads: 20, maxPos: 1500, layers: 32, partial: 0.5, ...PARTIAL },
   gpt_neox: { hidden: 6144, heads: 64, maxPos: 2048, layers: 44, dict: 'gptneox', ...PARTIAL },
   gpt_neox_japanese: { hidden: 2560, heads: 32, maxPos: 2048, layers: 32, dict: 'gptneox', ...PARTIAL, partialKeyDefault: 1 },

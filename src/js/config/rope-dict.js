@@ -37,6 +37,13 @@ function copyOf(fn, d, where) {
 
 const nonEmpty = (fn, d, where) => d !== undefined && keysOf(fn, d, where).length > 0;
 
+/** A rope_type as the family's configuration class reads it. */
+function alias(f, type) {
+  if (f.dict === 'phi3' && (type === 'su' || type === 'yarn')) return 'longrope'; // Phi3Config reads both as LongRoPE
+  if (f.dict === 'mrope' && type === 'mrope') return 'default'; // Qwen2VLTextConfig: 'mrope' is the default frequencies
+  return type;
+}
+
 /** A v5 rope_parameters keyed by layer type ({ full_attention: {...}, sliding_attention: {...} }). */
 function perLayerType(fn, d, where) {
   const keys = keysOf(fn, d, where);
@@ -71,10 +78,12 @@ export function ropeDict(fn, m, kind, maxPos) {
     }
     const given = params !== undefined ? objectAt(fn, params, `${where}.rope_parameters`, layerType) : undefined;
     d = given ? copyOf(fn, given, `${where}.rope_parameters.${layerType}`) : Object.assign(Object.create(null), { rope_type: 'default' });
+    if (!given) from.rope_type = 'class';
     at = `${where}.rope_parameters.${layerType}`;
     if (given) file = given;
     if (scaling !== undefined && (layerType === 'full_attention' || f.dict === 'modernbert')) {
       Object.assign(d, copyOf(fn, scaling, `${where}.rope_scaling`));
+      if (value(fn, scaling, `${where}.rope_scaling`, 'rope_type') !== undefined) delete from.rope_type;
       at = `${where}.rope_scaling`;
       file = scaling;
     }
@@ -111,13 +120,16 @@ export function ropeDict(fn, m, kind, maxPos) {
   const [given, older] = [value(fn, d, at, 'rope_type'), value(fn, d, at, 'type')];
   const named = given ?? older ?? 'default';
   if (typeof named !== 'string') throw fail(TypeError, fn, `${at}.${given === undefined ? 'type' : 'rope_type'}`, 'a string', named);
+  const type = alias(f, named);
   // both: transformers reads rope_type and drops type; one that says otherwise is refused, not dropped
-  if (given !== undefined && older !== undefined && older !== given) {
-    throw new RangeError(`posenc.${fn}: ${at}.rope_type ${quote(String(given))} and ${at}.type ${quote(String(older))} disagree: transformers reads rope_type and ignores type; give one of them`);
+  if (given !== undefined && typeof older === 'string' && alias(f, older) !== type) {
+    if (from.rope_type === 'class') {
+      throw new RangeError(
+        `posenc.${fn}: ${at}.type ${quote(older)}: transformers' ${m.type} merges rope_scaling into its default dict, whose rope_type is 'default', and computes that; posenc will not drop the type: name it rope_type`,
+      );
+    }
+    throw new RangeError(`posenc.${fn}: ${at}.rope_type ${quote(String(given))} and ${at}.type ${quote(older)} disagree: transformers reads rope_type and ignores type; give one of them`);
   }
-  let type = named;
-  if (f.dict === 'phi3' && (type === 'su' || type === 'yarn')) type = 'longrope'; // Phi3Config reads both as LongRoPE
-  if (f.dict === 'mrope' && type === 'mrope') type = 'default'; // Qwen2VLTextConfig: 'mrope' is the default frequencies
 
   // partial_rotary_factor: the file's top-level key (or the class's "for BC" default) is put
   // in the dict when the dict has none, and wins over the dict's for every type but the

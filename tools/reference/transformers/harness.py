@@ -186,6 +186,9 @@ class Harness:
                           and getattr(v, "config_class", None) is cls and "For" not in v.__name__]
             candidates.sort(key=lambda c: (not c.__name__.endswith("Model"), len(c.__name__)))
             model_cls = candidates[0] if candidates else None
+            # a text model class whose config_class is its composite's (PaddleOCRTextModel): by its name
+            if model_cls is None and inspect.isclass(getattr(module, re.sub(r"Config$", "Model", cls.__name__), None)):
+                model_cls = getattr(module, re.sub(r"Config$", "Model", cls.__name__))
         if model_cls is None and config is not None and config is not text and type(config) in self.MODEL_MAPPING:
             # a text config only its composite's model builds (Emu3, Dia, T5Gemma): that model
             model_cls, text = self.MODEL_MAPPING[type(config)], config
@@ -212,13 +215,15 @@ class Harness:
         """The module holding the model's stack of num_hidden_layers layers, and the stack
         (a decoder's, in an encoder-decoder model)."""
         found = []
+        # LongCat Flash: num_layers blocks of two attentions each (num_hidden_layers counts attentions)
+        counts = {text.num_hidden_layers, getattr(text, "num_layers", None)} - {None}
         for path, owner in model.named_modules():
             for name, child in owner.named_children():
-                if isinstance(child, nn.ModuleList) and len(child) == text.num_hidden_layers:
+                if isinstance(child, nn.ModuleList) and len(child) in counts:
                     found.append((f"{path}.{name}", owner, child))
         if not found:
             raise TransformersFailed("model", LookupError("no ModuleList of num_hidden_layers layers"))
-        found.sort(key=lambda f: "decoder" not in f[0])
+        found.sort(key=lambda f: ("decoder" not in f[0], len(f[2]) != text.num_hidden_layers))
         return found[0][1], found[0][2]
 
     @staticmethod
@@ -238,7 +243,8 @@ class Harness:
         None (a layer without one: Mamba, convolution, cross-attention)."""
         for child in layer.modules():
             name = type(child).__name__
-            if name.endswith("Attention") and re.search(r"position_embeddings|apply_\w*rot|rotary", _source(child.forward)):
+            # (LongCat Flash's attention is LongcatFlashMLA)
+            if name.endswith(("Attention", "MLA")) and re.search(r"position_embeddings|apply_\w*rot|rotary", _source(child.forward)):
                 return child
         return None
 
@@ -275,6 +281,10 @@ class Harness:
         names = [n for n, v in vars(attention_module).items()
                  if callable(v) and re.search(r"^apply_.*rot|^apply_rope|rotary_pos_emb|^_apply_rotary", n)]
         saved = {n: getattr(attention_module, n) for n in names}
+        if "BlockMask" in _source(attention_module) and not hasattr(attention_module, "BlockMask"):
+            # torch 2.x's flex-attention mask class, imported only where flex attention exists (Doge tests
+            # isinstance against it): a stand-in class that no mask here is an instance of
+            attention_module.BlockMask = type("BlockMask", (), {})
         for name, real in saved.items():
             setattr(attention_module, name, self._wrap(real, calls, len(positions_1d)))
         self.captured.clear()
@@ -363,12 +373,13 @@ class Harness:
         """The layers a config is run at: the first, second, fourth and last, the first of
         each layer type, and the first with and the first without an attention that
         takes positions (hybrid models: Mamba, convolution and cross-attention layers)."""
-        n = getattr(text, "num_hidden_layers", None) or 1
+        _, stack = self.decoder_layers(model, text)
+        n = len(stack)
         picks = {0, 1, 3, n - 1} & set(range(n))
         types = getattr(text, "layer_types", None) or []
         for t in dict.fromkeys(types):
-            picks.add(types.index(t))
-        _, stack = self.decoder_layers(model, text)
+            if types.index(t) < n:
+                picks.add(types.index(t))
         kinds = [self.rope_attention(layer) is not None for layer in stack]
         for kind in (True, False):
             if kind in kinds:
