@@ -30,6 +30,19 @@
 //                           'phi3', 'mrope', 'gemma3', 'modernbert'
 //   layerRule               how the class (or model) decides each layer's kind, and
 //                           which kinds apply RoPE (layers.js)
+//   layerTypes              the layer types its class builds (sliding and full attention)
+//                           when they share one rotary embedding: options.layerType names
+//   thetaByType             per layer type: [the config key of its rope_theta, its default]
+//   mrope, mropeSection     M-RoPE: 'sectioned' (Qwen2-VL) or 'interleaved' (Qwen3-VL), and
+//                           the class's default mrope_section
+//   interleaveKey           rope_interleave (default true) picks the pairing (DeepSeek V3)
+//   partialForced           a partial_rotary_factor its class sets whatever the file says
+//   partialKeyDefault       GPT-NeoX Japanese: rotary_pct's default
+//   originalMax             the original_max_position_embeddings attribute its class always has
+//   thetaIgnored            its rotary embedding does not read rope_theta (AfMoE)
+//   noRopeDict              no rope dict: base 10000 in its modeling code (GPT-J, CodeGen)
+//   queryScale              the per-position query scale its attention applies
+//   remote                  a remote-code model (its modeling file on the hub)
 //   special                 a family read by code of its own in rope-config.js
 //   refuse                  RoPE that posenc does not implement: the reason
 
