@@ -128,7 +128,8 @@ export const FAMILIES = entries({
   mimi: { hidden: 512, heads: 8, maxPos: 8000, layers: 8 },
   minimax: { hidden: 4096, heads: 32, maxPos: 131072, layers: 32, theta: 1e6, layerRule: 'minimax' },
   minimax_m2: { hidden: 3072, heads: 48, headDim: 128, maxPos: 196608, layers: 62, theta: 5e6, ...PARTIAL },
-  longcat_flash: { hidden: 6144, heads: 64, headDim: 64, maxPos: 131072, layers: 56, theta: 1e7, ...DEEPSEEK, interleaveKey: true },
+  // LongcatFlashMLA always calls apply_rotary_pos_emb_interleave (its config's rope_interleave is unread)
+  longcat_flash: { hidden: 6144, heads: 64, headDim: 64, maxPos: 131072, layers: 56, theta: 1e7, ...DEEPSEEK, ...INTERLEAVED },
   ministral: { hidden: 4096, heads: 32, maxPos: 131072, layers: 32, ...SLIDING_FULL },
   // Ministral3Config: rope_parameters default yarn x16 from 16384, with llama_4_scaling_beta (query scales)
   ministral3: { hidden: 4096, heads: 32, headDim: 128, maxPos: 262144, layers: 34, rope: { type: 'yarn', rope_theta: 1e6, factor: 16, original_max_position_embeddings: 16384, max_position_embeddings: 262144, beta_fast: 32, beta_slow: 1, mscale_all_dim: 1, mscale: 1, llama_4_scaling_beta: 0.1 }, queryScale: 'ministral3' },
