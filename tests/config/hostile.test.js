@@ -64,6 +64,20 @@ describe('Object.prototype names as model_type: unknown models, named as given',
     }
   });
 
+  test('Object.prototype names as layer types: no rope dict, named', () => {
+    for (const name of ['constructor', '__proto__', 'toString']) {
+      for (const type of ['gemma3_text', 'modernbert']) {
+        const config = JSON.parse(`{"model_type": "${type}", "num_hidden_layers": 2, "layer_types": ["${name}", "full_attention"]}`);
+        for (const options of [{ layer: 0 }, { layerType: name }]) {
+          const e = named('ropeFromConfig', config, options, RangeError);
+          expect(e.message).toContain(`this layer's type '${name}' (config.layer_types) has no rope dict`);
+        }
+      }
+      const perType = JSON.parse(`{"model_type": "qwen2", "num_hidden_layers": 2, "layer_types": ["${name}", "full_attention"], "rope_parameters": {"full_attention": {"rope_type": "default"}}}`);
+      expect(named('ropeFromConfig', perType, { layer: 0 }, RangeError).message).toContain(`has no '${name}' entry`);
+    }
+  });
+
   test('a rope dict key named __proto__ (JSON.parse makes it an own key) is a key posenc does not read', () => {
     const config = JSON.parse('{"model_type": "llama", "rope_scaling": {"__proto__": {"rope_type": "linear", "factor": 4}}}');
     const e = named('ropeFromConfig', config, {}, RangeError);

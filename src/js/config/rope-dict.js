@@ -73,6 +73,10 @@ export function ropeDict(fn, m, kind, maxPos) {
     // Gemma3TextConfig / ModernBertConfig.convert_rope_params_to_dict: a dict per layer type,
     // rope_scaling merged into the full-attention one (ModernBERT: into both)
     const layerType = kind ?? 'full_attention';
+    if (!Object.hasOwn(f.thetaByType, layerType)) {
+      // standardize_rope_params reads rope_parameters[layer_type] for each of layer_types: a KeyError there
+      throw new RangeError(`posenc.${fn}: this layer's type ${quote(String(layerType))} (${where}.layer_types) has no rope dict in transformers' ${m.type}, which builds one for 'full_attention' and 'sliding_attention' only`);
+    }
     if (params !== undefined && !perLayerType(fn, params, `${where}.rope_parameters`) && nonEmpty(fn, params, `${where}.rope_parameters`)) {
       throw new TypeError(`posenc.${fn}: ${where}.rope_parameters must be keyed by layer type ('full_attention', 'sliding_attention') for model_type ${quote(m.type)}, got keys ${keysOf(fn, params, `${where}.rope_parameters`).join(', ')}`);
     }
@@ -87,7 +91,7 @@ export function ropeDict(fn, m, kind, maxPos) {
       at = `${where}.rope_scaling`;
       file = scaling;
     }
-    const [key, fallback] = f.thetaByType[layerType] ?? f.thetaByType.full_attention;
+    const [key, fallback] = f.thetaByType[layerType];
     if (value(fn, d, at, 'rope_theta') === undefined) [d.rope_theta, from.rope_theta] = [numberAt(fn, c, where, key) ?? fallback, `${where}.${key}`];
     top = Object.create(null); // keyed by layer type: no truncate at its top level
   } else {

@@ -45,6 +45,7 @@ COMPLETIONS = {
     "dots1": {"num_local_experts": 4, "moe_intermediate_size": 64, "n_shared_experts": 1},
     "esm": {"vocab_size": 33, "position_embedding_type": "rotary"},
     "nemotron": {"num_key_value_heads": 8},
+    "glm4_moe": {"head_dim": 128},  # GLM-4.5's config.json; the class has no head_dim default (4096 / 96 = 42)
     "granitemoehybrid": {"num_hidden_layers": 4, "layer_types": ["mamba", "attention", "mamba", "attention"],
                          "position_embedding_type": "rope"},
     "lfm2_moe": {"num_hidden_layers": 4, "layer_types": ["conv", "full_attention", "conv", "full_attention"]},
