@@ -251,15 +251,24 @@ fuzz: fuzz-build
 # The limit probes: loops that only store, or only read and write, the bytes;
 # and the parts of the kernels (bench/breakdown.mjs), linked with the kernels'
 # own sources, compiled as the SIMD build compiles them (-O3 -msimd128).
-PROBE_SRCS    := src/trig.c src/fmath.c src/rope_rotate.c src/rope_apply.c src/sinusoidal.c
-PROBE_EXPORTS := _probe_store,_probe_store_tiles,_probe_read_write,_probe_clock,_probe_clock_f64,_probe_recurrence,_probe_table_l1,_probe_rope_memory,_probe_rope_rotate,_probe_rope_rotate_kouter,_probe_rope_trig,_probe_f32x4_madd,_posenc_sinusoidal,_posenc_rope_apply_ordered,_malloc,_free
+PROBE_SRCS    := src/trig.c src/fmath.c src/rope_rotate.c src/rope_apply.c src/rope_freq.c src/params.c src/status.c src/sinusoidal.c
+PROBE_EXPORTS := _probe_store,_probe_store_tiles,_probe_read_write,_probe_clock,_probe_clock_f64,_probe_recurrence,_probe_table_l1,_probe_rope_memory,_probe_rope_rotate,_probe_rope_rotate_kouter,_probe_rope_trig,_probe_f32x4_madd,_posenc_sinusoidal,_posenc_rope_apply,_malloc,_free
 build/bench/probes.wasm: bench/probes.c $(PROBE_SRCS) $(HDRS) Makefile
 	@mkdir -p $(@D)
 	$(EMCC) $(CSTD) -Isrc -O3 -msimd128 --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH \
 	  -sMAXIMUM_MEMORY=4GB -sMALLOC=emmalloc \
 	  -sEXPORTED_FUNCTIONS=$(PROBE_EXPORTS) $< $(PROBE_SRCS) -o $@
 
-# The peer of the encoder (bench/encoder-ort.mjs): ONNX Runtime Web, pinned in
+# The encoder's kernels called straight (bench/kernels.mjs), compiled as the
+# SIMD build compiles them (-O2 -msimd128).
+KERNEL_BENCH_SRCS := src/encoder/nn_kernels.c src/encoder/nn_attend.c src/encoder/nn_math.c
+build/bench/kernels.wasm: bench/kernels.c $(KERNEL_BENCH_SRCS) $(HDRS) Makefile
+	@mkdir -p $(@D)
+	$(EMCC) $(CSTD) -Isrc/encoder -O2 -msimd128 --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH \
+	  -sMALLOC=emmalloc -sEXPORTED_FUNCTIONS=_kernel_linear,_kernel_gelu,_kernel_layer_norm,_kernel_attend,_malloc \
+	  $< $(KERNEL_BENCH_SRCS) -o $@
+
+# The peer of the encoder (bench/encoder-ort.mjs, bench/generate-ort.mjs): ONNX Runtime Web, pinned in
 # bench/ort/ and installed there by the bench alone (139 MB: never by make test),
 # on the copy-task models exported from torch (tools/train/export_onnx.py, no
 # onnx package needed). Without torch the export is skipped and the bench's
@@ -281,10 +290,12 @@ bench-ort: $(ORT_STAMP) $(ONNX_INDEX)
 
 # budgets.mjs and page-timings.mjs: the time budgets the tests do not assert (no
 # clock in a test), each against a floor measured in the same run.
-bench: deps wasm js build/bench/probes.wasm bench-ort
+bench: deps wasm js build/bench/probes.wasm build/bench/kernels.wasm bench-ort
 	$(NODE) bench/run.mjs
 	$(NODE) bench/breakdown.mjs
 	$(NODE) bench/encoder-ort.mjs
+	$(NODE) bench/generate-ort.mjs
+	$(NODE) bench/kernels.mjs
 	$(NODE) bench/decode.mjs
 	$(NODE) bench/size.mjs
 	$(NODE) bench/budgets.mjs

@@ -20,7 +20,8 @@
 //                  multiply-adds, its loads and stores) on one 16 KB row, seq times
 //     rotation     probe_rope_rotate over all of x, one cos/sin row for every position
 //                  (and probe_rope_rotate_kouter: the loops turned, a reference)
-//     kernel       posenc_rope_apply_ordered called straight on the probes' module
+//     kernel       posenc_rope_apply called straight on the probes' module (the
+//                  frequencies given as the rope struct's inv_freq, as a model's are)
 //     shipped      the same on dist/posenc.wasm
 //     posenc       posenc.applyRope(WasmArray) from JS
 // Each part is the difference between consecutive rungs; parts that overlap in
@@ -33,6 +34,7 @@
 // beside it as cross-checks.
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import { rope as ROPE_STRUCT } from '../build/abi.js';
 import * as posenc from '../dist/posenc.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 15);
@@ -120,6 +122,16 @@ const ropeOpts = { heads: HEADS, headDim: HEAD_DIM, base: 10000 };
 const invFreq = Float64Array.from({ length: rhalf }, (_, k) => Math.pow(10000, (-2 * k) / HEAD_DIM));
 const pInv = p.malloc(8 * rhalf);
 heapF64().set(invFreq, pInv >> 3);
+/** A posenc_rope in `memory` at `at` (its layout: build/abi.js): rotary_dim HEAD_DIM, the frequencies given. */
+function writeRope(memory, at, invFreqPtr) {
+  const view = new DataView(memory.buffer);
+  for (let i = 0; i < ROPE_STRUCT.bytes; i++) view.setUint8(at + i, 0);
+  view.setUint32(at + ROPE_STRUCT.fields.rotary_dim[0], HEAD_DIM, true);
+  view.setUint32(at + ROPE_STRUCT.fields.inv_freq[0], invFreqPtr, true);
+  view.setFloat64(at + ROPE_STRUCT.fields.attention_factor[0], 1, true);
+}
+const pRope = p.malloc(ROPE_STRUCT.bytes);
+writeRope(p.memory, pRope, pInv);
 const pCos = p.malloc(4 * rhalf);
 const pSin = p.malloc(4 * rhalf);
 {
@@ -144,6 +156,8 @@ const sX = shipped.malloc(4 * ROPE_N);
 const sXTiny = shipped.malloc(4 * ROW);
 const sInv = shipped.malloc(8 * rhalf);
 new Float64Array(shipped.memory.buffer).set(invFreq, sInv >> 3);
+const sRope = shipped.malloc(ROPE_STRUCT.bytes);
+writeRope(shipped.memory, sRope, sInv);
 new Float32Array(shipped.memory.buffer).set(input, sX >> 2);
 new Float32Array(shipped.memory.buffer).set(input.subarray(0, ROW), sXTiny >> 2);
 const waRope = posenc.allocate('float32', ROPE_N);
@@ -184,16 +198,16 @@ const contenders = {
   'rope: rotation': () => p.probe_rope_rotate(pX, SEQ, ROW, HEADS, HEAD_DIM, pCos, pSin),
   'rope: rotation, loops turned, L1': () => p.probe_rope_rotate_kouter(pXRow, SEQ, 0, HEADS, HEAD_DIM, pCos, pSin),
   'rope: rotation, loops turned': () => p.probe_rope_rotate_kouter(pX, SEQ, ROW, HEADS, HEAD_DIM, pCos, pSin),
-  'rope: kernel': () => p.posenc_rope_apply_ordered(pX, ROPE_N, 1, SEQ, HEADS, HEAD_DIM, 0, HEAD_DIM, 0, pInv, 1, 0, 0, 0, 0),
-  'rope: shipped kernel': () => shipped.posenc_rope_apply_ordered(sX, ROPE_N, 1, SEQ, HEADS, HEAD_DIM, 0, HEAD_DIM, 0, sInv, 1, 0, 0, 0, 0),
+  'rope: kernel': () => p.posenc_rope_apply(pX, ROPE_N, 1, SEQ, HEADS, HEAD_DIM, 0, 0, 0, 0, pRope),
+  'rope: shipped kernel': () => shipped.posenc_rope_apply(sX, ROPE_N, 1, SEQ, HEADS, HEAD_DIM, 0, 0, 0, 0, sRope),
   'rope: posenc zero-copy': () => posenc.applyRope(waRope, ropeOpts),
   'rope: kernel, 1 row x200': () => {
     for (let i = 0; i < TINY_CALLS; i++)
-      p.posenc_rope_apply_ordered(pXTiny, ROW, 1, 1, HEADS, HEAD_DIM, 0, HEAD_DIM, 0, pInv, 1, 0, 0, 0, 0);
+      p.posenc_rope_apply(pXTiny, ROW, 1, 1, HEADS, HEAD_DIM, 0, 0, 0, 0, pRope);
   },
   'rope: shipped kernel, 1 row x200': () => {
     for (let i = 0; i < TINY_CALLS; i++)
-      shipped.posenc_rope_apply_ordered(sXTiny, ROW, 1, 1, HEADS, HEAD_DIM, 0, HEAD_DIM, 0, sInv, 1, 0, 0, 0, 0);
+      shipped.posenc_rope_apply(sXTiny, ROW, 1, 1, HEADS, HEAD_DIM, 0, 0, 0, 0, sRope);
   },
   'rope: posenc zero-copy, 1 row x200': () => {
     for (let i = 0; i < TINY_CALLS; i++) posenc.applyRope(waRopeTiny, ropeOpts);

@@ -6,8 +6,8 @@
 //   the wasm backend (SIMD), one thread, on the models exported from torch by
 //   tools/train/export_onnx.py (opset 14, fixed length) into build/onnx/.
 // - posenc: createEncoder({ weights: file bytes }).logits(tokens, { causal: true }),
-//   with the file's options (keepAttention: true, the default, keeps the
-//   attention probabilities) and with keepAttention: false (ORT keeps none).
+//   with the default options (keepAttention: false: like ORT, no attention
+//   probabilities kept) and with keepAttention: true (the attention view's).
 // Per model and length n, the contenders run interleaved: BENCH_ENCODER_ROUNDS
 // rounds (default 31; more, up to 10x, until the row has run 1.5 s), after 3
 // warm-up rounds and at least 300 ms (3 s before the first row). The table
@@ -29,16 +29,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import * as posenc from '../dist/encoder.mjs';
+import { loadIndex, loadOrt, loadProbes, median, onnxFile, peakGflops, relDiff, root } from './ort-peer.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ENCODER_ROUNDS || 31);
 const WARMUP = 3;
 const LENGTHS = (process.env.BENCH_LENGTHS || '66,258,514').split(',').map(Number);
 const ONLY = process.env.BENCH_MODELS ? process.env.BENCH_MODELS.split(',') : null;
-const root = new URL('../', import.meta.url);
-const ONNX_DIR = new URL('build/onnx/', root);
-const ORT_ENTRY = new URL('bench/ort/node_modules/onnxruntime-web/dist/ort.node.min.mjs', root);
-const PROBES = new URL('build/bench/probes.wasm', root);
-
 /** The bench's tokens, as tools/train/export_onnx.py traces them: BOS, then 2 + (7 i mod (vocab - 2)). */
 const benchTokens = (n, vocab) => Int32Array.from({ length: n }, (_, i) => (i === 0 ? 0 : 2 + ((7 * i) % (vocab - 2))));
 
@@ -49,44 +45,13 @@ function flops(c, n) {
   return c.layers * layer + 2 * n * d * c.vocabSize;
 }
 
-const median = (t) => [...t].sort((a, b) => a - b)[t.length >> 1];
-
-/** max |a - b| / max |b| */
-function relDiff(a, b) {
-  let err = 0;
-  let scale = 0;
-  for (let i = 0; i < b.length; i++) {
-    err = Math.max(err, Math.abs(a[i] - b[i]));
-    scale = Math.max(scale, Math.abs(b[i]));
-  }
-  return err / scale;
-}
-
-async function loadOrt() {
-  if (!existsSync(ORT_ENTRY)) return { missing: 'onnxruntime-web is not installed (make bench installs it: npm ci --prefix bench/ort)' };
-  const ort = await import(ORT_ENTRY.href);
-  ort.env.wasm.numThreads = 1;
-  ort.env.logLevel = 'error';
-  return { ort };
-}
-
-/** The probe's module (bench/probes.c), or null when it is not built. */
-async function loadProbes() {
-  if (!existsSync(PROBES)) return null;
-  const { instance } = await WebAssembly.instantiate(readFileSync(PROBES), { env: { emscripten_notify_memory_growth() {} } });
-  instance.exports._initialize();
-  return instance.exports;
-}
-
-const PEAK_ITERS = 300_000; // 96 flops each: ~1 ms at 30 GFLOP/s
-
 async function row(ort, probes, entry, warmupMs = 300) {
   const file = new URL(`web/models/${entry.model}`, root);
-  const enc = posenc.createEncoder({ weights: readFileSync(file) });
-  const lean = posenc.createEncoder({ weights: readFileSync(file), keepAttention: false });
+  const lean = posenc.createEncoder({ weights: readFileSync(file) }); // the default options
+  const enc = posenc.createEncoder({ weights: readFileSync(file), keepAttention: true });
   const c = enc.config;
   const tokens = benchTokens(entry.n, c.vocabSize);
-  const session = await ort.InferenceSession.create(readFileSync(new URL(entry.file, ONNX_DIR)), {
+  const session = await ort.InferenceSession.create(readFileSync(onnxFile(entry.file)), {
     executionProviders: ['wasm'],
     graphOptimizationLevel: 'all',
   });
@@ -116,18 +81,7 @@ async function row(ort, probes, entry, warmupMs = 300) {
   enc.dispose();
   lean.dispose();
   const ms = Object.fromEntries(Object.entries(times).map(([k, t]) => [k, median(t)]));
-  // the peak right after the row's rounds: the machine is shared and its speed moves, so each row
-  // gets its own (timed inside the rounds, the probe slowed ORT's next run several-fold)
-  let peak = null;
-  if (probes) {
-    const t = [];
-    for (let r = 0; r < 9; r++) {
-      const t0 = performance.now();
-      probes.probe_f32x4_madd(0.5, 1, PEAK_ITERS);
-      t.push(performance.now() - t0);
-    }
-    peak = (96 * PEAK_ITERS) / (median(t) / 1e3) / 1e9;
-  }
+  const peak = peakGflops(probes);
   return { ms, peak, diff: Math.max(relDiff(out.posenc, out.ort), relDiff(out.lean, out.ort)), same: relDiff(out.lean, out.posenc), gflop: flops(c, entry.n) / 1e9 };
 }
 
@@ -135,7 +89,7 @@ export async function encoderOrtTasks() {
   console.log(`\nposenc against ONNX Runtime Web (wasm SIMD, 1 thread) on the copy-task models: ${os.cpus()[0].model}, Node ${process.version}, ${ROUNDS} rounds interleaved, medians`);
   const probes = await loadProbes();
   if (!probes) console.log('wasm SIMD peak: build/bench/probes.wasm is missing (make build/bench/probes.wasm): no peak column');
-  const index = existsSync(new URL('index.json', ONNX_DIR)) ? JSON.parse(readFileSync(new URL('index.json', ONNX_DIR))) : null;
+  const index = loadIndex();
   const { ort, missing } = await loadOrt();
   if (ort) console.log(`onnxruntime-web ${ort.env.versions?.web ?? '?'}; peak: probe_f32x4_madd (12 chains of f32x4 mul + add), timed after each row`);
   console.log('| model | layers | n | ORT ms | posenc ms | x ORT | posenc keepAttention ms | x ORT | max diff (rel) | ORT GFLOP/s | posenc GFLOP/s | peak GFLOP/s | posenc % of peak |');
@@ -149,7 +103,7 @@ export async function encoderOrtTasks() {
       const head = `| ${m.scheme} | ${m.config.layers} | ${n} |`;
       const entry = index?.models.find((e) => e.scheme === m.scheme && e.n === n);
       const skip = !index ? 'build/onnx/index.json is missing (torch? make bench runs tools/train/export_onnx.py)'
-        : !entry || !existsSync(new URL(entry.file, ONNX_DIR)) ? `no exported file for n = ${n} in build/onnx/`
+        : !entry || !existsSync(onnxFile(entry.file)) ? `no exported file for n = ${n} in build/onnx/`
           : missing;
       if (skip) {
         console.log(`${head} skipped: ${skip} ||||||||||`);
@@ -158,7 +112,7 @@ export async function encoderOrtTasks() {
       // the first row warms up for 3 s: V8 compiles ORT's large module's hot code in the background meanwhile
       const { ms, peak, diff, same, gflop } = await row(ort, probes, { ...entry, model: m.file }, warmed ? 300 : 3000);
       warmed = true;
-      if (same !== 0) console.log(`warning: keepAttention false and true differ by ${same} (relative)`);
+      if (same !== 0) console.log(`warning: keepAttention true and the default differ by ${same} (relative)`);
       const rate = gflop / (ms.lean / 1e3);
       const peakCells = peak ? `${peak.toFixed(1)} | ${((100 * rate) / peak).toFixed(0)}` : '- | -';
       console.log(`${head} ${ms.ort.toFixed(2)} | ${ms.lean.toFixed(2)} | ${(ms.ort / ms.lean).toFixed(2)}x | ${ms.posenc.toFixed(2)} | ${(ms.ort / ms.posenc).toFixed(2)}x | ${diff.toExponential(1)} | ${(gflop / (ms.ort / 1e3)).toFixed(1)} | ${rate.toFixed(1)} | ${peakCells} |`);

@@ -132,7 +132,7 @@ __attribute__((used)) void probe_rope_memory(float *x, size_t seq, size_t heads,
     }
 }
 
-/* RoPE's rotation kernel (rope_rotate, as posenc_rope_apply_ordered calls it
+/* RoPE's rotation kernel (rope_rotate, as posenc_rope_apply calls it
  * for a [seq][heads][head_dim] row) on seq rows that start row_stride floats
  * apart, every row by the same cos/sin row: row_stride 0 rotates one row
  * (heads * head_dim floats, in L1) seq times; heads * head_dim walks x. */
@@ -144,7 +144,7 @@ __attribute__((used)) void probe_rope_rotate(float *x, size_t seq, size_t row_st
         rope_rotate(x + r * row_stride, heads, head_dim, half, 0, half, POSENC_ROPE_HALF, c, s, 0);
 }
 
-/* RoPE's cos/sin rows: the recurrence of posenc_rope_apply_ordered (one
+/* RoPE's cos/sin rows: the recurrence of posenc_rope_apply (one
  * trig_stream_row per position, n <= 128 pairs), into one L1 row. */
 __attribute__((used)) void probe_rope_trig(float *c, float *s, const double *w, size_t n, size_t seq)
 {

@@ -35,13 +35,11 @@ static size_t implied_seq_len(size_t rows, int32_t offset, const int32_t *positi
 }
 
 /* offset + rows - 1 must be a position (an int32). */
-static int check_offset(size_t rows, int32_t offset, int index, const char *rows_name)
+static int check_offset(size_t rows, int32_t offset, int index, const char *why)
 {
     if (rows > 0 && (uint64_t)(rows - 1) > (uint64_t)(POSENC_POSITION_MAX - (int64_t)offset))
         return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_OFFSET, index, "offset",
-                                 POSENC_RULE_INTEGER, offset, POSENC_POSITION_MIN,
-                                 (double)POSENC_POSITION_MAX - (double)(rows - 1), rows_name,
-                                 "positions are int32: offset + rows - 1 must be at most 2147483647");
+                                 POSENC_RULE_RESULT, offset, POSENC_POSITION_MAX, 0.0, NULL, why);
     return POSENC_OK;
 }
 
@@ -128,7 +126,7 @@ int posenc_rope_cache(float *cos_out, float *sin_out, size_t out_len, size_t len
     if (!rope)
         return fail_null(7, "rope");
     if ((status = param_check(POSENC_PARAM_LENGTH, 4, (double)length)) ||
-        (!positions && (status = check_offset(length, offset, 5, "length"))) ||
+        (!positions && (status = check_offset(length, offset, 5, "must keep offset + length - 1 at most % (positions are int32)"))) ||
         (status = rope_plan_make(&plan, rope, 7, 0, 0, NULL, 0)))
         return status;
     size_t half = plan.half;
@@ -198,7 +196,7 @@ int posenc_rope_apply(float *x, size_t x_len, size_t batch, size_t seq, size_t h
         return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_NONE, 10, "positions_len",
                                  POSENC_RULE_RESULT, (double)positions_len, (double)seq, (double)batch_rows, NULL,
                                  "must be seq (one per row) or batch * seq (one per batch and row)");
-    if ((!positions && (status = check_offset(seq, offset, 8, "seq"))) ||
+    if ((!positions && (status = check_offset(seq, offset, 8, "must keep offset + seq - 1 at most % (positions are int32)"))) ||
         (status = rope_plan_make(&plan, rope, 11, head_dim, 0, NULL, 0)))
         return status;
     if (need == 0) /* nothing to rotate: no loop over the (maybe huge) batch */

@@ -204,16 +204,16 @@ const TABLES = ['POSENC_PARAMETERS', 'POSENC_ENCODER_PARAMETERS'];
 const enums = [];
 const structs = [];
 const routinesOf = [];
-const params = [];
+const tables = TABLES.map(() => []); // each table's rows
 for (header of headers) {
   // enums first: #defines and tables refer to their members
   enums.push(...parseEnums(header.code));
   parseDefines(header.code);
   structs.push(...parseStructs(header.code));
   routinesOf.push(parseRoutines(header.code));
-  for (const table of TABLES) params.push(...parseTable(header.code, table));
+  TABLES.forEach((table, t) => tables[t].push(...parseTable(header.code, table)));
 }
-const positionalParams = parseTable(headers[0].code, TABLES[0]).length;
+const params = tables.flat();
 
 const sources = headerPaths.join(', ');
 const includes = headerPaths.map((p) => `#include "${p.split('/').pop()}"`);
@@ -237,11 +237,13 @@ const defines = Object.fromEntries(Object.entries(constants).filter(([name]) => 
 js.push('/** The numeric #defines of the headers (POSENC_ prefix cut). */');
 js.push(`export const constants = ${JSON.stringify(Object.fromEntries(Object.entries(defines).map(([n, v]) => [n.slice('POSENC_'.length), v])))};`, '');
 js.push('/**');
-js.push(' * The checked parameters, indexed by their C id (posenc_param): each row');
-js.push(" * { id, name, rule, lo, hi, zero } (zero: the value 0 selects). The first");
-js.push(` * ${positionalParams} are posenc.h's (the default entry's), the rest posenc_encoder.h's.`);
+js.push(' * The checked parameters of posenc.h (params, the default entry\'s) and of');
+js.push(' * posenc_encoder.h (encoder_params, whose C ids continue after them): each');
+js.push(' * row [id, name, rule, lo, hi, zero] (zero: the value 0 selects).');
 js.push(' */');
-js.push(`export const params = ${JSON.stringify(params)};`, '');
+const compact = (rows) => JSON.stringify(rows.map((r) => [r.id, r.name, r.rule, r.lo, r.hi, r.zero]));
+js.push(`export const params = ${compact(tables[0])};`);
+js.push(`export const encoder_params = ${compact(tables[1])};`, '');
 params.forEach((row, i) => asserts.push(`_Static_assert(POSENC_PARAM_${row.id} == ${i}, "POSENC_PARAM_${row.id}");`));
 asserts.push('', '#if defined(__wasm32__)');
 for (const s of structs) {

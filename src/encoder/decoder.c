@@ -285,6 +285,11 @@ int posenc_decoder_create(posenc_decoder **out, const posenc_encoder_config *con
         rope_plan plan;
         if ((status = own_rope(d)) || (status = rope_at(d, 1, &plan)))
             goto failed;
+        if (!d->length_dependent) { /* the frequencies of every feed: computed once, here */
+            rope_plan_block(&plan, 0, plan.half, d->freqs);
+            plan.given = d->freqs;
+            d->rope = plan;
+        }
     }
     *out = d;
     return POSENC_OK;
@@ -359,7 +364,7 @@ int posenc_decoder_feed(posenc_decoder *d, const int32_t *tokens, const int32_t 
        factors for every key); the frequencies follow the largest position + 1 */
     rope_plan plan;
     int again = 0;
-    if (c->positional == POSENC_POSITIONAL_ROPE) {
+    if (c->positional == POSENC_POSITIONAL_ROPE && d->length_dependent) {
         if ((status = rope_at(d, top, &plan)))
             return status;
         double o = plan.original_max;
@@ -387,9 +392,11 @@ int posenc_decoder_feed(posenc_decoder *d, const int32_t *tokens, const int32_t 
                 .first = first, .rows = rows, .causal = 1, .positions = d->explicit_pos ? d->pos : NULL,
                 .bias_row = scratch };
     if (c->positional == POSENC_POSITIONAL_ROPE) { /* the frequencies once, not per layer */
-        rope_plan_block(&plan, 0, plan.half, d->freqs);
-        plan.given = d->freqs;
-        d->rope = plan;
+        if (d->length_dependent) {
+            rope_plan_block(&plan, 0, plan.half, d->freqs);
+            plan.given = d->freqs;
+            d->rope = plan;
+        }
         s.rope = &d->rope;
     }
     if (stack_relative_bias(&d->m) && !d->explicit_pos) { /* positions = indexes: the bias by distance */

@@ -15,6 +15,14 @@
 #define SCALAR_LOOP
 #endif
 
+/* The blocks are called from two places (row pairs, a lone row): inlined in
+ * both, or the pairs' loop measured 1.3x slower (a call per block). */
+#if defined(__GNUC__)
+#define ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE
+#endif
+
 /* One dot product, the reference order. */
 static float dot(const float *x, const float *w, size_t n)
 {
@@ -34,8 +42,8 @@ static float dot(const float *x, const float *w, size_t n)
  * The eight lane sums are reduced four at a time (f32x4_sum4: the order of
  * f32x4_sum), the tail i >= n4 added after in order, then the bias.
  */
-static void block_2x4(float *y0, float *y1, const float *x0, const float *x1, const float *w, size_t wstride,
-                      size_t n, const float *bias)
+static inline ALWAYS_INLINE void block_2x4(float *y0, float *y1, const float *x0, const float *x1, const float *w,
+                                           size_t wstride, size_t n, const float *bias)
 {
     size_t n4 = n & ~(size_t)3;
     const float *w0 = w, *w1 = w + wstride, *w2 = w + 2 * wstride, *w3 = w + 3 * wstride;
@@ -62,7 +70,7 @@ static void block_2x4(float *y0, float *y1, const float *x0, const float *x1, co
             f32x4 b = f32x4_load(bias);
             s0 = f32x4_add(s0, b), s1 = f32x4_add(s1, b);
         }
-        f32x4_store(y1, s1); /* y1 may be y0 (an odd last row): the same values */
+        f32x4_store(y1, s1);
         f32x4_store(y0, s0);
         return;
     }
@@ -83,14 +91,66 @@ static void block_2x4(float *y0, float *y1, const float *x0, const float *x1, co
     }
 }
 
+/*
+ * One row by four outputs (a single token's projections, a query's scores),
+ * block_2x4's order per output, each row computed once. Four, not eight: the
+ * lanes of each output are one chain of adds (the order fixes them), so more
+ * outputs would put more chains in flight, but eight weight rows' addresses
+ * spill V8's x64 registers: 1x8 and 1x6 measured no faster than a row
+ * paired with itself, 1x4 about 1.4x faster (bench/kernels.mjs, on each).
+ */
+static inline ALWAYS_INLINE void block_1x4(float *y, const float *x, const float *w, size_t wstride, size_t n,
+                                           const float *bias)
+{
+    size_t n4 = n & ~(size_t)3;
+    const float *w0 = w, *w1 = w + wstride, *w2 = w + 2 * wstride, *w3 = w + 3 * wstride;
+    f32x4 a0 = f32x4_splat(0.0f), a1 = a0, a2 = a0, a3 = a0;
+    for (size_t i = 0; i < n4; i += 4) {
+        f32x4 u = f32x4_load(x + i);
+        a0 = f32x4_add(a0, f32x4_mul(u, f32x4_load(w0 + i)));
+        a1 = f32x4_add(a1, f32x4_mul(u, f32x4_load(w1 + i)));
+        a2 = f32x4_add(a2, f32x4_mul(u, f32x4_load(w2 + i)));
+        a3 = f32x4_add(a3, f32x4_mul(u, f32x4_load(w3 + i)));
+    }
+    f32x4 s0 = f32x4_sum4(a0, a1, a2, a3);
+    if (n4 == n) {
+        if (bias)
+            s0 = f32x4_add(s0, f32x4_load(bias));
+        f32x4_store(y, s0);
+        return;
+    }
+    float t[4];
+    f32x4_store(t, s0);
+    for (size_t o = 0; o < 4; o++) {
+        const float *wo = w + o * wstride;
+        SCALAR_LOOP
+        for (size_t i = n4; i < n; i++)
+            t[o] += x[i] * wo[i];
+        y[o] = bias ? t[o] + bias[o] : t[o];
+    }
+}
+
+/* One row: four outputs at a time, then one by one. */
+static void linear_row(float *y, const float *x, const float *w, size_t wstride, size_t outs, size_t n,
+                       const float *bias)
+{
+    size_t o = 0;
+    for (; o + 4 <= outs; o += 4)
+        block_1x4(y + o, x, w + o * wstride, wstride, n, bias ? bias + o : NULL);
+    for (; o < outs; o++) {
+        float t = dot(x, w + o * wstride, n);
+        y[o] = bias ? t + bias[o] : t;
+    }
+}
+
 void nn_linear(float *y, size_t ys, const float *x, size_t xs, size_t rows, const float *w,
                size_t wstride, size_t outs, size_t n, const float *bias)
 {
-    size_t outs4 = outs & ~(size_t)3;
-    /* rows in pairs; an odd last row pairs with itself (same values, written twice) */
-    for (size_t r = 0; r < rows; r += 2) {
-        const float *x0 = x + r * xs, *x1 = r + 1 < rows ? x0 + xs : x0;
-        float *y0 = y + r * ys, *y1 = r + 1 < rows ? y0 + ys : y0;
+    size_t outs4 = outs & ~(size_t)3, r;
+    /* rows in pairs; an odd last row alone */
+    for (r = 0; r + 2 <= rows; r += 2) {
+        const float *x0 = x + r * xs, *x1 = x0 + xs;
+        float *y0 = y + r * ys, *y1 = y0 + ys;
         for (size_t o = 0; o < outs4; o += 4)
             block_2x4(y0 + o, y1 + o, x0, x1, w + o * wstride, wstride, n, bias ? bias + o : NULL);
         for (size_t o = outs4; o < outs; o++) {
@@ -101,6 +161,8 @@ void nn_linear(float *y, size_t ys, const float *x, size_t xs, size_t rows, cons
             y0[o] = t0;
         }
     }
+    if (r < rows)
+        linear_row(y + r * ys, x + r * xs, w, wstride, outs, n, bias);
 }
 
 /* Up to four rows (a0..a3, the same row repeated when fewer) by eight columns:
@@ -130,10 +192,46 @@ static void mix_4x8(float *const y[4], const float *const a[4], const float *b, 
     f32x4_store(y[0], s00), f32x4_store(y[0] + 4, s01);
 }
 
+/* One row (a single query's p v): sixteen columns at a time, each splat of
+ * a feeding four products, then eight, four, one; summed over j in order. */
+static void mix_row(float *y, const float *a, const float *b, size_t bs, size_t inner, size_t cols)
+{
+    size_t c = 0;
+    for (; c + 16 <= cols; c += 16) {
+        f32x4 s0 = f32x4_splat(0.0f), s1 = s0, s2 = s0, s3 = s0;
+        for (size_t j = 0; j < inner; j++) {
+            const float *v = b + j * bs + c;
+            f32x4 p = f32x4_splat(a[j]);
+            s0 = f32x4_add(s0, f32x4_mul(p, f32x4_load(v)));
+            s1 = f32x4_add(s1, f32x4_mul(p, f32x4_load(v + 4)));
+            s2 = f32x4_add(s2, f32x4_mul(p, f32x4_load(v + 8)));
+            s3 = f32x4_add(s3, f32x4_mul(p, f32x4_load(v + 12)));
+        }
+        f32x4_store(y + c, s0), f32x4_store(y + c + 4, s1), f32x4_store(y + c + 8, s2), f32x4_store(y + c + 12, s3);
+    }
+    for (; c + 4 <= cols; c += 4) {
+        f32x4 s = f32x4_splat(0.0f);
+        for (size_t j = 0; j < inner; j++)
+            s = f32x4_add(s, f32x4_mul(f32x4_splat(a[j]), f32x4_load(b + j * bs + c)));
+        f32x4_store(y + c, s);
+    }
+    for (; c < cols; c++) {
+        float acc = 0.0f;
+        SCALAR_LOOP
+        for (size_t j = 0; j < inner; j++)
+            acc += a[j] * b[j * bs + c];
+        y[c] = acc;
+    }
+}
+
 void nn_mix(float *y, size_t ys, const float *a, size_t as, size_t rows, const float *b, size_t bs,
             size_t inner, size_t cols)
 {
     size_t cols8 = cols & ~(size_t)7, cols4 = cols & ~(size_t)3;
+    if (rows == 1) {
+        mix_row(y, a, b, bs, inner, cols);
+        return;
+    }
     /* four rows at a time share each load of b; missing rows repeat the last */
     for (size_t i = 0; i < rows; i += 4) {
         const float *ar[4];

@@ -5,7 +5,7 @@
 // reads the options and marshals.
 import { rope_layout, rope_order, rope_precision } from '../../build/abi.js';
 import { describe, fail, isPlainObject } from './core/describe.js';
-import { row, rowAllows } from './core/errors.js';
+import { allowed, row, rowAllows } from './core/errors.js';
 import { WasmArray, checkDisjoint, countOf, heapCall } from './core/heap.js';
 import { wasm } from './core/instance.js';
 import { boolean, checkLength, elementCount, later, oneOf, param, readOptions, snapshot, typedArray } from './core/options.js';
@@ -32,8 +32,11 @@ function checkOffsetOrPositions(fn, o) {
  * The shapes C trusts: rotaryDim even (its pairs size every array), a
  * model's own frequencies (invFreq) and LongRoPE's lists rotaryDim / 2 long.
  */
-function checkShapes(fn, rotaryDim, invFreq, sc, rotaryName = 'rotaryDim') {
-  if (rotaryDim % 2) throw fail(RangeError, fn, rotaryName, rowAllows(row('ROTARY_DIM')), rotaryDim);
+function checkShapes(fn, rotaryDim, invFreq, sc, rotaryName = 'rotaryDim', headDim = undefined) {
+  if (rotaryDim % 2) {
+    const r = row('ROTARY_DIM');
+    throw fail(RangeError, fn, rotaryName, headDim === undefined ? rowAllows(r) : allowed('even', r.lo, headDim, 'headDim'), rotaryDim);
+  }
   const lists = [['invFreq', invFreq], ['scaling.shortFactor', sc.shortFactor], ['scaling.longFactor', sc.longFactor]];
   for (const [name, list] of lists) {
     if (list !== undefined && list.length !== rotaryDim / 2) {
@@ -249,7 +252,7 @@ export function applyRope(x, options) {
   checkOffsetOrPositions(fn, o);
   const sc = readScaling(fn, o.scaling, o.rotaryDim);
   const rotaryDim = o.rotaryDim ?? o.headDim; // C's default, 0 -> head_dim
-  checkShapes(fn, rotaryDim, o.invFreq, sc, o.rotaryDim === undefined ? `rotaryDim (default headDim = ${o.headDim})` : 'rotaryDim');
+  checkShapes(fn, rotaryDim, o.invFreq, sc, o.rotaryDim === undefined ? `rotaryDim (default headDim = ${o.headDim})` : 'rotaryDim', o.headDim);
   const axes = readAxes(fn, o, rotaryDim);
   const rowElements = elementCount(fn, { batch: o.batch, heads: o.heads, headDim: o.headDim });
   const xLength = countOf(x);

@@ -206,10 +206,12 @@ static float dot_reference(const float *x, const float *w, size_t n, const float
 
 static void test_products(void)
 {
-    enum { MAXR = 7, MAXO = 13, MAXN = 70 };
+    enum { MAXR = 7, MAXO = 21, MAXN = 70 };
     static float x[MAXR * MAXN], w[MAXO * MAXN], b[MAXO], y[MAXR * MAXO], a[MAXR * MAXN], m[MAXR * MAXO];
     static const size_t shapes[][3] = { { 1, 1, 1 },   { 2, 4, 16 },  { 3, 9, 7 },
-                                        { 4, 8, 64 },  { 5, 13, 70 }, { 7, 5, 33 } };
+                                        { 4, 8, 64 },  { 5, 13, 70 }, { 7, 5, 33 },
+                                        /* one row (a single token; nn_mix's one-row path: 16, 4, 1 columns) */
+                                        { 1, 21, 9 },  { 1, 20, 64 } };
     for (size_t i = 0; i < COUNT(x); i++)
         x[i] = uniform(2.0f), a[i] = uniform(1.0f);
     for (size_t i = 0; i < COUNT(w); i++)

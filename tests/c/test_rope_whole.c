@@ -163,7 +163,7 @@ static void test_records(void)
     CHECK(posenc_rope_cache(c, s, HALF - 1, 1, 0, NULL, &rope) == POSENC_ERR_BUFFER_TOO_SMALL);
     CHECK(e->rule == POSENC_RULE_LENGTH && e->index == 3 && e->value == HALF - 1 && e->lo == HALF);
     CHECK(posenc_rope_cache(c, s, HALF, 2, INT32_MAX, NULL, &rope) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(e->param == POSENC_PARAM_OFFSET && e->index == 5 && e->hi == (double)INT32_MAX - 1);
+    CHECK(e->param == POSENC_PARAM_OFFSET && e->index == 5 && e->rule == POSENC_RULE_RESULT && e->value == INT32_MAX);
     CHECK(posenc_rope_cache(c, c, HALF, 1, 0, NULL, &rope) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(e->rule == POSENC_RULE_DISJOINT && strcmp(e->name, "cos_out") == 0 && strcmp(e->other, "sin_out") == 0);
     CHECK(posenc_rope_cache(c, s, HALF, 1, 0, NULL, NULL) == POSENC_ERR_NULL_POINTER);

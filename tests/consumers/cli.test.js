@@ -234,7 +234,7 @@ describe('errors: exit 2, nothing on stdout, the library message', () => {
     [['sinusoidal', '--d-model', '6'], 'posenc.sinusoidal: length is required'],
     [['transformer-xl', '--key-length', '3', '--d-model', '5'], 'posenc.transformerXLEmbedding: dModel must be even'],
     [['rope-cache', '--length', '4', '--rotary-dim', '8', '--scaling', '{"type":"llama3","factor":8,"lowFreqFactor":2,"highFreqFactor":1,"originalMaxPositionEmbeddings":8192}'],
-      'posenc.ropeCache: scaling.highFreqFactor must be at least scaling.lowFreqFactor = 2'],
+      'posenc.ropeCache: scaling.highFreqFactor must be a finite number >= scaling.lowFreqFactor = 2'],
     [['sinusoidal-2d', '--height', '2', '--width', '2', '--d-model', '6'], "got 6 (dModel is --d-model; see 'posenc sinusoidal-2d --help')"],
     [['timestep', '--timesteps', '1,two,3', '--dim', '8'], `posenc.timestepEmbedding: timesteps[1] must be a finite number, got "two" (timesteps is --timesteps; see 'posenc timestep --help')`],
     [['timestep', '--timesteps', '1', '--dim', '8', '--downscale-freq-shift', '4'], 'posenc.timestepEmbedding: downscaleFreqShift must differ from floor(dim / 2) = 4'],

@@ -25,10 +25,11 @@ const bound = (v, other, label) => (other ? `${label(other)} = ${v}` : String(v)
 export function allowed(rule, lo, hi, other, label = camel) {
   switch (rule) {
     case 'integer':
-    case 'even':
-      return `${rule === 'even' ? 'an even integer' : 'an integer'} from ${lo} to ${bound(hi, other, label)}`;
-    case 'multiple':
-      return `a multiple of ${bound(lo, other, label)}${other ? '' : `, from ${lo}`} to ${other ? 2147483647 : hi}`;
+      return `an integer from ${lo} to ${bound(hi, other, label)}`;
+    case 'even': // the largest even value up to hi
+      return `an even integer from ${lo} to ${bound(other ? hi : hi - (hi % 2), other, label)}`;
+    case 'multiple': // a multiple of lo (another parameter's value, or a constant)
+      return other ? `a multiple of ${bound(lo, other, label)}` : `a multiple of ${lo}`;
     case 'above':
     case 'at_least': {
       if (rule === 'at_least' && lo === -REAL_MAX && hi === REAL_MAX) return 'a finite number';
@@ -60,9 +61,18 @@ export function accepts(r, v) {
 /** What a row of the parameter table allows, in words (TypeScript docs, CLI help and type errors). */
 export const rowAllows = (row) => allowed(row.rule, row.lo, row.hi);
 
+/** The rows known to this entry by id: posenc.h's, and posenc_encoder.h's once addRows has them. */
+const rows = new Map();
+
+/** Adds rows of a parameter table ([id, name, rule, lo, hi, zero] each, build/abi.js). */
+export function addRows(table) {
+  for (const [id, name, rule, lo, hi, zero] of table) rows.set(id, { id, name, rule, lo, hi, zero });
+}
+addRows(params);
+
 /** The row of a parameter by its table id ('ROTARY_DIM'). */
 export function row(id) {
-  const r = params.find((p) => p.id === id);
+  const r = rows.get(id);
   if (!r) throw new Error(`posenc: internal error: no parameter '${id}' in the table`);
   return r;
 }
@@ -73,6 +83,20 @@ function readCString(memory, ptr) {
   let end = 0;
   while (bytes[end] !== 0) end++;
   return new TextDecoder().decode(bytes.subarray(0, end));
+}
+
+const records = new WeakMap(); // instance exports -> the address of its posenc_error record
+
+/**
+ * Clears the record's status before a call: a refusal that left no record
+ * of its own (a routine that records none) then reads as an internal error,
+ * never as an earlier call's record.
+ */
+export function clearError(instance) {
+  const { exports, memory } = instance;
+  let at = records.get(exports);
+  if (at === undefined) records.set(exports, (at = exports.posenc_last_error() >>> 0));
+  new DataView(memory.buffer).setInt32(at + ERROR_STRUCT.fields.status[0], 0, true);
 }
 
 /**

@@ -9,7 +9,7 @@
 //   say) is refused, since nothing tells which allocation it belongs to now;
 //   so is one over the memory of any other copy of posenc (registerMemory).
 import { describe, typeOf, typedArrayType } from './describe.js';
-import { cError } from './errors.js';
+import { cError, clearError } from './errors.js';
 import { isReady, wasm } from './instance.js';
 import { bufferOf, byteLengthOf, byteOffsetOf, lengthOf, setInto, subarrayOf } from './typed.js';
 
@@ -321,6 +321,7 @@ export function heapCall(fn, buffers, compute, context) {
       next += align8(b.length * CONSTRUCTORS[b.type].BYTES_PER_ELEMENT);
       if (b.copyIn) setInto(new CONSTRUCTORS[b.type](memory.buffer, pointers[i], b.length), subarrayOf(b.array, 0, b.length));
     });
+    clearError(wasm(fn));
     const status = compute(...pointers);
     if (status !== 0 && context?.tolerate === status) return status;
     if (status !== 0) throw cError(fn, wasm(fn), status, context);

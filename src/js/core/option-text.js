@@ -3,7 +3,7 @@
 // (include/posenc.h, POSENC_PARAMETERS), the spec for the rest. The
 // TypeScript declarations (tools/bundle.mjs) and the command line's help
 // (src/cli) are written from it, so neither restates a range or a default.
-import { params } from '../../../build/abi.js';
+import { row as rowOf } from '../encoder/rows.js'; // every row, the encoder's too: the help and declarations of both entries
 import { rowAllows } from './errors.js';
 
 /** A value as the docs write it: 'interleaved' quoted, numbers and booleans bare. */
@@ -28,7 +28,11 @@ export function optionText(checker) {
 
 /** A row's words by id, for the declarations' {{ID}} markers: 'a finite number > 1; default 10000'. */
 export function rowText(id) {
-  const row = params.find((p) => p.id === id);
-  if (!row) return undefined;
+  let row;
+  try {
+    row = rowOf(id);
+  } catch {
+    return undefined;
+  }
   return `${rowAllows(row)}${row.zero !== 0 ? `; default ${row.zero}` : ''}`;
 }

@@ -4,10 +4,11 @@
 // tokens in and logits out, and names C's parameters as the options do.
 import { sampling as SAMPLING } from '../../../build/abi.js';
 import { fail } from '../core/describe.js';
-import { cError } from '../core/errors.js';
+import { cError, clearError } from '../core/errors.js';
 import { WasmArray, allocateFor, countOf, holdNative } from '../core/heap.js';
 import { wasm } from '../core/instance.js';
-import { INT32_MAX, integer, later, param, readOptions, typedArray } from '../core/options.js';
+import { INT32_MAX, integer, later, readOptions, typedArray } from '../core/options.js';
+import { param } from './rows.js';
 import { writeStruct } from '../core/struct.js';
 import { setInto } from '../core/typed.js';
 import { readPositions, readTokens } from './options.js';
@@ -82,6 +83,7 @@ export class Decoder {
       this.#scratch.sampling = allocateFor(fn, 'float64', Math.ceil(SAMPLING.bytes / 8));
       const { exports } = wasm(fn);
       const word = this.#scratch.word.pointer(fn);
+      clearError(wasm(fn));
       const status = exports.posenc_decoder_create(
         word, model.configBuffer.pointer(fn), model.params(fn).pointer(fn), model.paramsLength, maxLength ?? 0, language ?? -1,
       );
@@ -126,7 +128,10 @@ export class Decoder {
     return this.#scratch.tokens.pointer(fn);
   }
 
-  #check(fn, status, given) {
+  /** Runs call() (a C routine's status) with the error record cleared first; a refusal throws, named as the options name it. */
+  #check(fn, call, given) {
+    clearError(wasm(fn));
+    const status = call();
     if (status !== 0) throw cError(fn, wasm(fn), status, decoderContext(this.#model.context, given));
   }
 
@@ -156,7 +161,7 @@ export class Decoder {
     const pTokens = this.#tokens(fn, positions ? [...ids, ...positions] : ids);
     const pPositions = positions ? pTokens + 4 * ids.length : 0;
     const { exports, memory } = wasm(fn);
-    this.#check(fn, exports.posenc_decoder_feed(this.#state, pTokens, pPositions, ids.length, 0, 0), { 'tokens.length': ids.length });
+    this.#check(fn, () => exports.posenc_decoder_feed(this.#state, pTokens, pPositions, ids.length, 0, 0), { 'tokens.length': ids.length });
     const view = new Float32Array(memory.buffer, exports.posenc_decoder_logits(this.#state) >>> 0, vocab);
     if (o.out === undefined) return view.slice();
     if (WasmArray.isBranded(o.out)) o.out.array.set(view);
@@ -197,10 +202,11 @@ export class Decoder {
     const pOut = pStop + 4 * stop.length;
     const { pSampling, pRng, pWord } = this.#sampling(fn, o);
     const { exports, memory } = wasm(fn);
-    const status = exports.posenc_decoder_generate(
-      this.#state, pTokens, ids.length, pSampling, pRng, pStop, stop.length, pOut, o.maxNewTokens, pWord,
+    this.#check(
+      fn,
+      () => exports.posenc_decoder_generate(this.#state, pTokens, ids.length, pSampling, pRng, pStop, stop.length, pOut, o.maxNewTokens, pWord),
+      { 'prompt.length': ids.length, maxNewTokens: o.maxNewTokens, ...pick(o) },
     );
-    this.#check(fn, status, { 'prompt.length': ids.length, maxNewTokens: o.maxNewTokens, ...pick(o) });
     const written = new Uint32Array(memory.buffer, pWord, 1)[0];
     return new Int32Array(memory.buffer, pOut, written).slice();
   }
@@ -234,19 +240,19 @@ export class Decoder {
     const { exports, memory } = wasm(fn);
     // the prompt fed by a generation of no tokens: C checks the settings first
     const first = this.#sampling(fn, o);
-    this.#check(fn, exports.posenc_decoder_generate(this.#state, this.#tokens(fn, ids), ids.length, first.pSampling, first.pRng, 0, 0, 0, 0, first.pWord), given);
+    this.#check(fn, () => exports.posenc_decoder_generate(this.#state, this.#tokens(fn, ids), ids.length, first.pSampling, first.pRng, 0, 0, 0, 0, first.pWord), given);
     let seed = o.seed;
     for (let i = 0; i < o.maxNewTokens; i++) {
       this.#alive(fn); // the caller may have disposed of it between tokens
       const { pSampling, pRng, pWord } = this.#sampling(fn, { ...o, seed });
-      this.#check(fn, exports.posenc_decoder_sample(this.#state, pSampling, pRng, pWord), given);
+      this.#check(fn, () => exports.posenc_decoder_sample(this.#state, pSampling, pRng, pWord), given);
       const view = new DataView(memory.buffer);
       const token = view.getInt32(pWord, true);
       seed = view.getBigUint64(pRng, true);
       yield token;
       if (stop.includes(token) || i + 1 === o.maxNewTokens) return;
       this.#alive(fn);
-      this.#check(fn, exports.posenc_decoder_feed(this.#state, this.#tokens(fn, [token]), 0, 1, 0, 0), given);
+      this.#check(fn, () => exports.posenc_decoder_feed(this.#state, this.#tokens(fn, [token]), 0, 1, 0, 0), given);
     }
   }
 
@@ -254,7 +260,7 @@ export class Decoder {
   reset() {
     const fn = 'decoder.reset';
     this.#alive(fn);
-    this.#check(fn, wasm(fn).exports.posenc_decoder_reset(this.#state));
+    this.#check(fn, () => wasm(fn).exports.posenc_decoder_reset(this.#state));
   }
 
   #free() {

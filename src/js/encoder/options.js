@@ -4,8 +4,8 @@
 // native-config.js checkConfig).
 import { activation, norm_placement, positional as POSITIONAL_NAMES, rope_precision } from '../../../build/abi.js';
 import { describe, fail, isPlainObject, typedArrayType } from '../core/describe.js';
-import { row } from '../core/errors.js';
-import { INT32_MAX, INT32_MIN, boolean, integer, later, oneOf, param, readOptions, readTagged } from '../core/options.js';
+import { INT32_MAX, INT32_MIN, boolean, integer, later, oneOf, readOptions, readTagged } from '../core/options.js';
+import { param, row } from './rows.js';
 import { lengthOf } from '../core/typed.js';
 import { ROPE_LAYOUTS, ropeFrequenciesOf } from '../rope.js';
 import { sectionList } from '../rope-axes.js';
