@@ -67,8 +67,8 @@ static int t5_plan_make(t5_plan *p, int bidirectional, size_t num_buckets, size_
     if (bidirectional && (num_buckets % 2 != 0 || num_buckets < 4))
         return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_NUM_BUCKETS, index + 1, "num_buckets",
                                  POSENC_RULE_EVEN, (double)num_buckets, 4.0, POSENC_POSITION_MAX, NULL,
-                                 "when bidirectional: half of them per direction, each half at least 2 (Hugging "
-                                 "Face floors an odd count and leaves a bucket unused)");
+                                 "half of them per direction when bidirectional, each half at least 2; Hugging "
+                                 "Face floors an odd count and silently leaves a bucket unused");
     if ((status = param_check(POSENC_PARAM_MAX_DISTANCE, index + 2, (double)max_distance)))
         return status;
     p->bidirectional = bidirectional;
@@ -79,9 +79,9 @@ static int t5_plan_make(t5_plan *p, int bidirectional, size_t num_buckets, size_
         return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_MAX_DISTANCE, index + 2, "max_distance",
                                  POSENC_RULE_INTEGER, (double)max_distance, (double)p->max_exact + 1.0,
                                  POSENC_POSITION_MAX, NULL,
-                                 "above num_buckets / 4 when bidirectional, num_buckets / 2 otherwise (integer "
-                                 "division): the log term divides by log(max_distance / that), which must be "
-                                 "positive");
+                                 "above num_buckets / 4 when bidirectional, num_buckets / 2 otherwise: the "
+                                 "distances with a bucket each; log(max_distance / that) divides the log term "
+                                 "and must be > 0");
     p->log_ratio = (float)fmath_log((double)max_distance / (double)p->max_exact);
     p->span = (float)(p->nb - p->max_exact);
     return POSENC_OK;
