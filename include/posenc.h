@@ -131,7 +131,7 @@ typedef enum posenc_rule {
     P(WIDTH,             "width",             INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
     P(D_MODEL_2D,        "d_model",           MULTIPLE, 4, POSENC_POSITION_MAX, 0)                 \
     P(CLS_TOKEN,         "cls_token",         FLAG,     0, 1, 0)                                   \
-    P(BASE_SIZE,         "base_size",         AT_LEAST, 0, POSENC_REAL_MAX,     0)                 \
+    P(BASE_SIZE,         "base_size",         ABOVE,    0, POSENC_REAL_MAX,     0)                 \
     P(INTERPOLATION_SCALE, "interpolation_scale", ABOVE, 0, POSENC_REAL_MAX,    1)                 \
     P(DIM,               "dim",               INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
     P(TIMESTEPS,         "timesteps",         AT_LEAST, -POSENC_REAL_MAX, POSENC_REAL_MAX, 0)      \

@@ -235,14 +235,15 @@ static int32_t deberta_at(const void *ctx, int64_t diff)
  * index and index + 1 (posenc_last_error). */
 static int deberta_plan_init(deberta_plan *p, size_t bucket_size, size_t max_position, int index)
 {
-    int status;
     if (bucket_size == 0)
         bucket_size = (size_t)param_or_default(POSENC_PARAM_BUCKET_SIZE, 0.0);
     if (max_position == 0)
         max_position = (size_t)param_or_default(POSENC_PARAM_MAX_POSITION_DEBERTA, 0.0);
-    if ((status = param_check(POSENC_PARAM_BUCKET_SIZE, index, (double)bucket_size)) ||
-        (status = param_check(POSENC_PARAM_MAX_POSITION_DEBERTA, index + 1, (double)max_position)))
-        return status;
+    if (!row_ok(&posenc_param_rows[POSENC_PARAM_BUCKET_SIZE], (double)bucket_size))
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_BUCKET_SIZE, index, "bucket_size",
+                                 POSENC_RULE_INTEGER, (double)bucket_size, 2.0, POSENC_POSITION_MAX, NULL,
+                                 "Hugging Face's position buckets <= 0 mean no bucketing: the plain q - k, the "
+                                 "negation of the relative positions k - q");
     p->mid = (int64_t)(bucket_size / 2);
     p->mid_f = (float)p->mid;
     p->mid_minus_1 = (float)(p->mid - 1);
@@ -254,9 +255,10 @@ static int deberta_plan_init(deberta_plan *p, size_t bucket_size, size_t max_pos
         return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_MAX_POSITION_DEBERTA, index + 1,
                                  "max_position", POSENC_RULE_INTEGER, (double)max_position,
                                  (double)(p->mid + 2 + (p->mid >> 24)), POSENC_POSITION_MAX, NULL,
-                                 "the log term divides by log(f32((max_position - 1) / (bucket_size / 2))), which "
-                                 "must be positive");
-    return POSENC_OK;
+                                 "log(f32((max_position - 1) / (bucket_size / 2))), the log term's denominator, "
+                                 "must be > 0 in float32");
+    /* small values fail the log term above, which states their bound */
+    return param_check(POSENC_PARAM_MAX_POSITION_DEBERTA, index + 1, (double)max_position);
 }
 
 int posenc_deberta_bucket(float *out, int32_t rel, size_t bucket_size, size_t max_position)
@@ -284,16 +286,16 @@ int posenc_deberta_buckets(int32_t *out, size_t out_len, size_t query_len, size_
         (status = param_check(POSENC_PARAM_KEY_LEN, 4, (double)key_len)))
         return status;
     /* |bucket| grows with |rel|: the extremes q - 1 and -(k - 1) bound it */
-    if (query_len > 0 && !(deberta_value(&plan, (int64_t)query_len - 1) < 2147483648.0f))
+    /* the record's lo and hi: the bucket past int32 (why's %) */
+    float far;
+    if (query_len > 0 && !((far = deberta_value(&plan, (int64_t)query_len - 1)) < 2147483648.0f))
         return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_QUERY_LEN, 3, "query_len",
-                                 POSENC_RULE_RESULT, (double)query_len, 0.0, 0.0, NULL,
-                                 "gives a bucket past int32: the bucket of rel = query_len - 1 for this "
-                                 "bucket_size and max_position");
-    if (key_len > 0 && !(deberta_value(&plan, 1 - (int64_t)key_len) >= -2147483648.0f))
+                                 POSENC_RULE_RESULT, (double)query_len, far, far, NULL,
+                                 "gives a bucket past int32: the bucket of rel = query_len - 1 is %");
+    if (key_len > 0 && !((far = deberta_value(&plan, 1 - (int64_t)key_len)) >= -2147483648.0f))
         return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_KEY_LEN, 4, "key_len",
-                                 POSENC_RULE_RESULT, (double)key_len, 0.0, 0.0, NULL,
-                                 "gives a bucket past int32: the bucket of rel = 1 - key_len for this "
-                                 "bucket_size and max_position");
+                                 POSENC_RULE_RESULT, (double)key_len, far, far, NULL,
+                                 "gives a bucket past int32: the bucket of rel = 1 - key_len is %");
     if ((status = check_out_len(out_len, query_len, key_len, &need)) || need == 0)
         return status;
 

@@ -109,7 +109,7 @@ static int fail_tokens(size_t at, size_t tokens, size_t i)
 {
     return param_element(param_fail_detail(POSENC_ERR_SIZE_OVERFLOW, POSENC_PARAM_NONE, 4, "spans",
                                            POSENC_RULE_RESULT, (double)at + (double)tokens, 0.0, (double)SIZE_MAX,
-                                           NULL, "brings the tokens of the spans past what size_t counts"),
+                                           NULL, "brings the token count of the spans past SIZE_MAX"),
                          i);
 }
 

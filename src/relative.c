@@ -21,8 +21,7 @@ int posenc_relative_positions(int32_t *out, size_t out_len, size_t query_len, si
         return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_SHIFT, 5, "shift", POSENC_RULE_INTEGER,
                                  shift, (double)INT32_MIN + (double)(query_len - 1),
                                  (double)INT32_MAX - (double)(key_len - 1), NULL,
-                                 "every entry j - i + shift must be an int32: shift - (query_len - 1) and "
-                                 "key_len - 1 + shift included");
+                                 "every entry j - i + shift must be an int32");
     for (size_t i = 0; i < query_len; i++) {
         int32_t first = (int32_t)(shift - (int64_t)i);
         int32_t *row = out + i * key_len;

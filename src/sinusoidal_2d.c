@@ -36,6 +36,16 @@ static double axis_scale(size_t n, double base_size, double interpolation_scale)
     return s / interpolation_scale;
 }
 
+/* d_model against its row, with the reason for its multiple (at argument position index). */
+static int check_d_model(size_t d_model, int index)
+{
+    if (row_ok(&posenc_param_rows[POSENC_PARAM_D_MODEL_2D], (double)d_model))
+        return POSENC_OK;
+    return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_D_MODEL_2D, index, "d_model",
+                             POSENC_RULE_MULTIPLE, (double)d_model, 4.0, POSENC_POSITION_MAX, NULL,
+                             "a sine and a cosine for each of the two axes");
+}
+
 int posenc_sinusoidal_2d(float *out, size_t out_len, size_t height, size_t width, size_t d_model,
                          double base, int cls_token, double base_size, double interpolation_scale)
 {
@@ -47,10 +57,9 @@ int posenc_sinusoidal_2d(float *out, size_t out_len, size_t height, size_t width
     interpolation_scale = param_or_default(POSENC_PARAM_INTERPOLATION_SCALE, interpolation_scale);
     if ((status = param_check(POSENC_PARAM_HEIGHT, 3, (double)height)) ||
         (status = param_check(POSENC_PARAM_WIDTH, 4, (double)width)) ||
-        (status = param_check(POSENC_PARAM_D_MODEL_2D, 5, (double)d_model)) ||
-        (status = param_check(POSENC_PARAM_BASE, 6, base)) ||
+        (status = check_d_model(d_model, 5)) || (status = param_check(POSENC_PARAM_BASE, 6, base)) ||
         (status = param_check(POSENC_PARAM_CLS_TOKEN, 7, cls_token)) ||
-        (status = param_check(POSENC_PARAM_BASE_SIZE, 8, base_size)) ||
+        (base_size != 0.0 && (status = param_check(POSENC_PARAM_BASE_SIZE, 8, base_size))) ||
         (status = param_check(POSENC_PARAM_INTERPOLATION_SCALE, 9, interpolation_scale)))
         return status;
     if (checked_mul(height, width, &cells) || __builtin_add_overflow(cells, (size_t)cls_token, &rows) ||
@@ -69,8 +78,10 @@ int posenc_sinusoidal_2d(float *out, size_t out_len, size_t height, size_t width
         if (!isfinite((double)(width - 1) * scale_x) || !isfinite((double)(height - 1) * scale_y))
             return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_INTERPOLATION_SCALE, 9,
                                      "interpolation_scale", POSENC_RULE_RESULT, interpolation_scale, 0.0, 0.0, NULL,
-                                     "makes a scaled coordinate (width - 1) * base_size / width / "
-                                     "interpolation_scale, or height's, overflow to infinity");
+                                     base_size != 0.0 ? "makes the coordinates overflow: (width - 1) * base_size / "
+                                                        "width / interpolation_scale, or height's, is not finite"
+                                                      : "makes the coordinates overflow: (width - 1) / "
+                                                        "interpolation_scale, or height's, is not finite");
     }
 
     /* MAE prepends the cls token's row of zeros */

@@ -52,8 +52,8 @@ int posenc_timestep_embedding(float *out, size_t out_len, const double *timestep
         return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_DOWNSCALE_FREQ_SHIFT, 7,
                                  "downscale_freq_shift", POSENC_RULE_RESULT, downscale_freq_shift, (double)half,
                                  (double)half, NULL,
-                                 "must not be floor(dim / 2) = %: the frequencies divide by floor(dim / 2) - "
-                                 "downscale_freq_shift");
+                                 "must differ from floor(dim / 2) = % (the frequencies divide by their "
+                                 "difference)");
     if (checked_mul(n, dim, &need))
         return fail_size(4, "n * dim", n, dim);
     if (out_len < need)
@@ -86,8 +86,9 @@ int posenc_timestep_embedding(float *out, size_t out_len, const double *timestep
             return param_element(param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_TIMESTEPS, 3,
                                                    "timesteps", POSENC_RULE_RESULT, timesteps[r_max], 0.0, 0.0,
                                                    NULL,
-                                                   "gives an angle scale * t * w_k that overflows to infinity "
-                                                   "(with scale and the largest frequency w_k)"),
+                                                   "gives an angle scale * t * w that overflows, the "
+                                                   "frequencies w up to max(1, exp(ln(max_period) * (floor(dim "
+                                                   "/ 2) - 1) / (downscale_freq_shift - floor(dim / 2))))"),
                                  r_max);
     }
 

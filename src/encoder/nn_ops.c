@@ -181,8 +181,7 @@ int posenc_softmax(float *x, size_t x_len, size_t rows, size_t cols)
         if (isnan(x[i]) || x[i] == INFINITY)
             return param_element(param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_SCORES, 1, "x",
                                                    POSENC_RULE_RESULT, x[i], -INFINITY, POSENC_FLOAT_MAX, NULL,
-                                                   "must not be NaN or +Infinity (-Infinity, a masked score, "
-                                                   "is allowed)"),
+                                                   "must be finite or -Infinity (a masked score)"),
                                  i);
     for (size_t r = 0; r < rows; r++)
         nn_softmax_row(x + r * cols, cols);
