@@ -176,7 +176,7 @@ build/asan/test_posenc: $(TESTS_C) $(SRCS) $(HDRS) tests/c/check.h
 build/native/test_fmath: tests/fmath/ulp.c build/native/libposenc.a src/fmath.h tests/c/check.h
 	$(CC) $(CSTD) $(CFLAGS) -Isrc/encoder -Itests/c $< build/native/libposenc.a -lm -o $@
 
-# The native half of tests/native-wasm.test.js: calls from stdin, bytes out.
+# The native half of tests/builds/native-wasm.test.js: calls from stdin, bytes out.
 build/native/tables: tests/fmath/tables.c build/native/libposenc.a
 	$(CC) $(CSTD) $(CFLAGS) $< build/native/libposenc.a -lm -o $@
 
@@ -309,7 +309,7 @@ bench: deps wasm js build/bench/probes.wasm build/bench/kernels.wasm bench-ort
 # manifest has every seed's scores. SEEDS=1 retrains only the page's models
 # (the manifest keeps the other seeds' figures when the recipe is unchanged).
 # Not part of `make test`: the trained files are committed and
-# tests/models.test.js checks them. OpenBLAS comes with torch: without it
+# tests/encoder/trained-models.test.js checks them. OpenBLAS comes with torch: without it
 # torch's matrix products use the reference BLAS, ~18x slower.
 TORCH_PYTHON ?= /usr/bin/python3
 SEEDS        ?= 3

@@ -3,10 +3,10 @@
 // floor measured in the same run, round-robin with it. The tests keep what a slow
 // machine cannot fail (the values, the errors, the counts); a budget exceeded here
 // sets the exit status.
-//   - empty results with a huge other dimension return at once (tests/errors.test.js,
+//   - empty results with a huge other dimension return at once (tests/bad-inputs/matrix.test.js,
 //     was < 500 ms): floor, the same calls with that dimension 1;
 //   - the encoder refuses huge tensors before drawing or allocating anything
-//     (tests/encoder-hardening.test.js, was < 2 s each): floor, refusing classes = -1;
+//     (tests/encoder/options-and-sizes.test.js, was < 2 s each): floor, refusing classes = -1;
 //   - the CLI's error paths and its 8,388,608-row table (tests/consumers/cli.test.js,
 //     was < 30 s each): floor, `posenc --version` (a process, Node and posenc loading).
 import { spawnSync } from 'node:child_process';
@@ -54,7 +54,7 @@ await posenc.init();
 console.log('| task | median ms | floor ms | x floor | budget ms | |');
 console.log('| --- | ---: | ---: | ---: | ---: | --- |');
 
-// empty results: the calls of tests/errors.test.js, then with the huge dimension at 1
+// empty results: the calls of tests/bad-inputs/matrix.test.js, then with the huge dimension at 1
 const emptyCalls = (big) => () => {
   posenc.sinusoidal({ length: 0, dModel: big });
   posenc.addSinusoidal(new Float32Array(0), { dModel: big });
@@ -65,7 +65,7 @@ const emptyCalls = (big) => () => {
 };
 report('empty results, other dimension 2^31 - 1', race(emptyCalls(I32), emptyCalls(1)), 500, 'that dimension 1');
 
-// the encoder's refusals (tests/encoder-hardening.test.js)
+// the encoder's refusals (tests/encoder/options-and-sizes.test.js)
 const BASE = { vocabSize: 20, dModel: 8, heads: 2, dFF: 16, layers: 1 };
 const refusals = {
   'classes 2^31 - 1': { vocabSize: 1, dModel: 1, heads: 1, dFF: 1, layers: 0, classes: I32 },

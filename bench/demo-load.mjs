@@ -10,7 +10,7 @@
 //   - every view ready: its mark after the encoder views are drawn
 //     (data-ready-ms);
 //   - trained models scored: the train view's mark when its workers' last
-//     point arrived (data-eval-done-at; tests/browser/train-view.test.js
+//     point arrived (data-eval-done-at; tests/demo/train-view.test.js
 //     waits for the same);
 //   - reload, first view drawn: the same page navigated again in the same
 //     context (the HTTP cache warm: what the validators save);
@@ -29,7 +29,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, mkdirSync, writeFileSync
 import { tmpdir, cpus } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ARGS } from '../tests/browser/chromium.js';
+import { ARGS } from '../tests/demo/chromium.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const arg = (name, fallback) => {

@@ -2,7 +2,7 @@
 // assert with a clock, measured here in Debian's Chromium (`make bench`; alone:
 // `node bench/page-timings.mjs`). The tests keep the values, counts and order
 // and log what they see; a budget exceeded here sets the exit status.
-//   - redraws at default sizes (was tests/browser/page.test.js): best of 5 per
+//   - redraws at default sizes (was tests/demo/page.test.js): best of 5 per
 //     view, < 16.7 ms (one frame at 60 Hz) for the light views, < 50 ms for
 //     deberta (512 x 512 buckets) and rope (5 x 8192 scores); floor: painting a
 //     full canvas of the view's size with putImageData, in the same page (the
@@ -10,10 +10,10 @@
 //   - the largest table, 8192 x 2048, < 1 s (page.test.js); floor: computing
 //     the same table with posenc.sinusoidal in the page, without drawing it;
 //   - the train view's default settings, 54 points scored in workers < 3 s after
-//     the page is ready, best of 3 loads (was tests/browser/train-view.test.js);
+//     the page is ready, best of 3 loads (was tests/demo/train-view.test.js);
 //     floor: the page's own load to ready, the same loads.
 import { existsSync } from 'node:fs';
-import { launch, openPage } from '../tests/browser/chromium.js';
+import { launch, openPage } from '../tests/demo/chromium.js';
 
 const executable = process.env.CHROMIUM ?? '/usr/bin/chromium';
 if (!existsSync(executable)) {

@@ -1,5 +1,5 @@
 // declarations.js: reads the comments of options in posenc's hand-written
-// .d.ts files, for tests/types-options.test.js. TypeScript 7's compiler has no
+// .d.ts files, for tests/api/declarations.test.js. TypeScript 7's compiler has no
 // JavaScript API to ask for a property's comment, and the declarations keep to
 // a few forms: interfaces (with extends), an inline object type of a function
 // parameter, and tagged unions of object types. This reads those forms only;

@@ -4,7 +4,7 @@
 // the picture shows the scaling too). Run after `make wasm js`:
 //
 //   node tools/screenshot-train.mjs [out.png]
-import { launch, openPage } from '../tests/browser/chromium.js';
+import { launch, openPage } from '../tests/demo/chromium.js';
 
 const out = process.argv[2] ?? new URL('../docs/train-view.png', import.meta.url).pathname;
 const env = await launch();

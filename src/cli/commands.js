@@ -10,13 +10,13 @@ import { computed, offsetBy, rowChunked } from './tensor.js';
 const flag = (option, kind, help) => ({ option, kind, help });
 
 const QUERY_KEY = {
-  'query-length': flag('queryLength', 'number', 'query rows (required)'),
+  'query-length': flag('queryLength', 'number', 'query rows'),
   'key-length': flag('keyLength', 'number', 'key columns (default: query-length)'),
 };
 
 const ROPE = {
-  'rotary-dim': flag('rotaryDim', 'number', 'rotated features, even (required unless --config)'),
-  base: flag('base', 'number', 'rope_theta (default 10000)'),
+  'rotary-dim': flag('rotaryDim', 'number', 'rotated features (--config gives it)'),
+  base: flag('base', 'number', 'rope_theta'),
   scaling: flag('scaling', 'json', `Hugging Face rope_scaling in camelCase, as JSON, e.g. '{"type":"linear","factor":2}'`),
   config: flag(null, 'file', "a Hugging Face config.json: rotary dim, base and scaling from it (ropeFromConfig); flags override"),
   'layer-type': flag(null, 'string', "the layer type of a per-layer-type config (e.g. Gemma 3's 'sliding_attention')"),
@@ -73,11 +73,11 @@ export const COMMANDS = {
     summary: 'the sinusoidal table [length][d-model] (Vaswani et al. 2017)',
     calls: 'sinusoidal',
     flags: {
-      length: flag('length', 'number', 'rows (positions) (required)'),
-      'd-model': flag('dModel', 'number', 'columns (features) (required)'),
-      base: flag('base', 'number', 'frequency base (default 10000)'),
-      offset: flag('offset', 'number', 'position of row 0 (default 0)'),
-      layout: flag('layout', 'string', "'interleaved' (default), 'concatenated', 'tensor2tensor' or 'fairseq'"),
+      length: flag('length', 'number', 'rows (positions)'),
+      'd-model': flag('dModel', 'number', 'columns (features)'),
+      base: flag('base', 'number', 'frequency base'),
+      offset: flag('offset', 'number', 'position of row 0'),
+      layout: flag('layout', 'string', 'the order of the sin and cos columns'),
     },
     run: (posenc, o) => rowChunked({
       rows: o.length,
@@ -93,9 +93,9 @@ export const COMMANDS = {
     summary: 'the angular frequencies w_i of a sinusoidal layout (float64)',
     calls: 'sinusoidalFrequencies',
     flags: {
-      'd-model': flag('dModel', 'number', 'columns (features) (required)'),
-      base: flag('base', 'number', 'frequency base (default 10000)'),
-      layout: flag('layout', 'string', "'interleaved' (default), 'concatenated', 'tensor2tensor' or 'fairseq'"),
+      'd-model': flag('dModel', 'number', 'columns (features)'),
+      base: flag('base', 'number', 'frequency base'),
+      layout: flag('layout', 'string', 'the order of the sin and cos columns'),
     },
     run: (posenc, o) => {
       const data = posenc.sinusoidalFrequencies(o);
@@ -106,13 +106,13 @@ export const COMMANDS = {
     summary: "the 2-D sine-cosine table of ViTs, MAE and DiT [(cls) + height * width][d-model]; first half x, the column",
     calls: 'sinusoidal2d',
     flags: {
-      height: flag('height', 'number', 'patch rows of the grid (required)'),
-      width: flag('width', 'number', 'patch columns of the grid (required)'),
-      'd-model': flag('dModel', 'number', 'columns (features), a multiple of 4 (required)'),
-      base: flag('base', 'number', 'frequency base (default 10000)'),
-      'cls-token': flag('clsToken', 'bool', "a first row of zeros for the cls token (MAE's cls_token=True); default false"),
+      height: flag('height', 'number', 'patch rows of the grid'),
+      width: flag('width', 'number', 'patch columns of the grid'),
+      'd-model': flag('dModel', 'number', 'columns (features), a multiple of 4'),
+      base: flag('base', 'number', 'frequency base'),
+      'cls-token': flag('clsToken', 'bool', "a first row of zeros for the cls token (MAE's cls_token=True)"),
       'base-size': flag('baseSize', 'number', "diffusers' base_size: coordinates x / (width / base-size) / interpolation-scale"),
-      'interpolation-scale': flag('interpolationScale', 'number', "diffusers' interpolation_scale (default 1)"),
+      'interpolation-scale': flag('interpolationScale', 'number', "diffusers' interpolation_scale"),
     },
     run: (posenc, o) =>
       computed(posenc.sinusoidal2d(o), [(o.clsToken ? 1 : 0) + o.height * o.width, o.dModel], 'float32'),
@@ -121,12 +121,12 @@ export const COMMANDS = {
     summary: "diffusers' timestep embedding [timesteps][dim]: [sin | cos] of real timesteps",
     calls: 'timestepEmbedding',
     flags: {
-      timesteps: flag('timesteps', 'list', 'the timesteps, comma-separated (fractional ones too): 0,500.5,999 (required)'),
-      dim: flag('dim', 'number', 'columns; an odd dim ends on a zero column (required)'),
-      'flip-sin-to-cos': flag('flipSinToCos', 'bool', "[cos | sin] (Stable Diffusion's UNets, DiT); default false"),
-      'downscale-freq-shift': flag('downscaleFreqShift', 'number', 'w_k = exp(-ln(max-period) k / (dim/2 - shift)); default 1 (SD, DiT: 0)'),
-      scale: flag('scale', 'number', 'angles scale * t * w_k (default 1)'),
-      'max-period': flag('maxPeriod', 'number', 'default 10000'),
+      timesteps: flag('timesteps', 'list', 'the timesteps, comma-separated (fractional ones too): 0,500.5,999'),
+      dim: flag('dim', 'number', 'columns; an odd dim ends on a zero column'),
+      'flip-sin-to-cos': flag('flipSinToCos', 'bool', "[cos | sin] (Stable Diffusion's UNets, DiT)"),
+      'downscale-freq-shift': flag('downscaleFreqShift', 'number', 'w_k = exp(-ln(max-period) k / (dim/2 - shift)) (SD: 1, DiT: 0)'),
+      scale: flag('scale', 'number', 'angles scale * t * w_k'),
+      'max-period': flag('maxPeriod', 'number', 'the longest period'),
     },
     run: (posenc, o) => {
       const data = posenc.timestepEmbedding(o);
@@ -136,7 +136,7 @@ export const COMMANDS = {
   relative: {
     summary: 'relative positions j - i + shift [query-length][key-length] (int32)',
     calls: 'relativePositions',
-    flags: { ...QUERY_KEY, shift: flag('shift', 'number', 'added to every entry (default 0)') },
+    flags: { ...QUERY_KEY, shift: flag('shift', 'number', 'added to every entry') },
     run: (posenc, o) => computed(posenc.relativePositions(o), [o.queryLength, o.keyLength ?? o.queryLength], 'int32'),
   },
   'rope-frequencies': {
@@ -153,9 +153,9 @@ export const COMMANDS = {
     calls: 'ropeCache',
     flags: {
       length: flag('length', 'number', 'rows (positions) (required unless --rope2d: the grid gives them)'),
-      offset: flag('offset', 'number', 'position of row 0 (default 0)'),
+      offset: flag('offset', 'number', 'position of row 0'),
       ...ROPE,
-      precision: flag('precision', 'string', "'float64' angles (default) or 'float32' (the float32 recipe)"),
+      precision: flag('precision', 'string', "'float64' angles, or 'float32' (transformers' float32 recipe)"),
       rope2d: flag('rope2d', 'string', "2-D RoPE of a patch grid: 'pixtral' or 'axial' (the Qwen2-VL vision encoder); needs --grid"),
       grid: flag('grid', 'json', `with --rope2d: the patch grid as JSON, e.g. '{"height":16,"width":24}' (rows = patches, row-major)`),
     },
@@ -197,9 +197,9 @@ export const COMMANDS = {
     summary: "M-RoPE positions [3][seq] (temporal, height, width) of text and image / video spans, as Qwen2-VL's get_rope_index (int32)",
     calls: 'mropePositions',
     flags: {
-      spans: flag('spans', 'json', `the spans as JSON, e.g. '[{"text":12},{"image":[1,28,42]},{"text":5}]' (required)`),
-      'spatial-merge-size': flag('spatialMergeSize', 'number', 'the merger joins m x m patches (default 2)'),
-      'tokens-per-second': flag('tokensPerSecond', 'number', "Qwen2.5-VL's temporal spacing of video frames (default 0: Qwen2-VL)"),
+      spans: flag('spans', 'json', `the spans as JSON, e.g. '[{"text":12},{"image":[1,28,42]},{"text":5}]'`),
+      'spatial-merge-size': flag('spatialMergeSize', 'number', 'the merger joins m x m patches'),
+      'tokens-per-second': flag('tokensPerSecond', 'number', "Qwen2.5-VL's temporal spacing of video frames (0: Qwen2-VL)"),
     },
     run: (posenc, o) => {
       const data = posenc.mropePositions(o);
@@ -210,8 +210,8 @@ export const COMMANDS = {
     summary: 'ALiBi slopes, one per head [heads] (float64)',
     calls: 'alibiSlopes',
     flags: {
-      heads: flag('heads', 'number', 'attention heads (required)'),
-      'max-bias': flag('maxBias', 'number', 'default 8'),
+      heads: flag('heads', 'number', 'attention heads'),
+      'max-bias': flag('maxBias', 'number', 'slopes 2^(-max-bias k / n) (Press et al.)'),
     },
     run: (posenc, { heads, ...o }) => {
       const data = posenc.alibiSlopes(heads, o);
@@ -222,11 +222,11 @@ export const COMMANDS = {
     summary: 'the ALiBi bias [heads][query-length][key-length] (causal: -inf above the diagonal)',
     calls: 'alibiBias',
     flags: {
-      heads: flag('heads', 'number', 'attention heads (required)'),
+      heads: flag('heads', 'number', 'attention heads'),
       ...QUERY_KEY,
-      causal: flag('causal', 'bool', 'true (default) or false (--no-causal): -m|i - j|'),
-      'query-offset': flag('queryOffset', 'number', 'position of query row 0 (default 0)'),
-      'max-bias': flag('maxBias', 'number', 'default 8'),
+      causal: flag('causal', 'bool', 'causal bias -m(i - j); --no-causal: -m|i - j|'),
+      'query-offset': flag('queryOffset', 'number', 'position of query row 0'),
+      'max-bias': flag('maxBias', 'number', 'slopes 2^(-max-bias k / n) (Press et al.)'),
     },
     run: (posenc, o) => computed(posenc.alibiBias(o), [o.heads, o.queryLength, o.keyLength ?? o.queryLength], 'float32'),
   },
@@ -235,10 +235,10 @@ export const COMMANDS = {
     calls: 't5Buckets',
     flags: {
       ...QUERY_KEY,
-      bidirectional: flag('bidirectional', 'bool', 'true (default, the encoder) or false (--no-bidirectional, the decoder)'),
-      'num-buckets': flag('numBuckets', 'number', 'default 32'),
-      'max-distance': flag('maxDistance', 'number', 'default 128'),
-      'query-offset': flag('queryOffset', 'number', 'position of query row 0 (default 0)'),
+      bidirectional: flag('bidirectional', 'bool', 'the encoder\'s buckets; --no-bidirectional: the decoder\'s'),
+      'num-buckets': flag('numBuckets', 'number', 'buckets'),
+      'max-distance': flag('maxDistance', 'number', 'distances from it share the last bucket'),
+      'query-offset': flag('queryOffset', 'number', 'position of query row 0'),
     },
     run: (posenc, o) => rowChunked({
       rows: o.queryLength,
@@ -256,8 +256,8 @@ export const COMMANDS = {
     calls: 'debertaBuckets',
     flags: {
       ...QUERY_KEY,
-      'bucket-size': flag('bucketSize', 'number', 'default 256'),
-      'max-position': flag('maxPosition', 'number', 'default 512'),
+      'bucket-size': flag('bucketSize', 'number', 'log buckets'),
+      'max-position': flag('maxPosition', 'number', 'the distance the log buckets reach'),
     },
     run: (posenc, o) => computed(posenc.debertaBuckets(o), [o.queryLength, o.keyLength ?? o.queryLength], 'int32'),
   },
@@ -265,9 +265,9 @@ export const COMMANDS = {
     summary: "Transformer-XL's relative sinusoid [key-length][d-model], positions descending",
     calls: 'transformerXLEmbedding',
     flags: {
-      'key-length': flag('keyLength', 'number', 'rows (required)'),
-      'd-model': flag('dModel', 'number', 'columns, even (required)'),
-      'clamp-length': flag('clampLength', 'number', 'clamp positions above it (default 0: none)'),
+      'key-length': flag('keyLength', 'number', 'rows'),
+      'd-model': flag('dModel', 'number', 'columns, even'),
+      'clamp-length': flag('clampLength', 'number', 'clamp positions above it (0: none)'),
     },
     run: (posenc, o) => computed(posenc.transformerXLEmbedding(o), [o.keyLength, o.dModel], 'float32'),
   },

@@ -61,7 +61,8 @@ function mainHelp() {
  */
 function flagHelp(command, name, flag) {
   const checker = SPECS[command.calls]?.[optionOf(name, flag)];
-  return checker?.row ? `${flag.help} (${optionText(checker)})` : flag.help;
+  const text = checker ? optionText(checker) : '';
+  return text ? `${flag.help} (${text})` : flag.help;
 }
 
 function commandHelp(name) {

@@ -25,18 +25,19 @@ size_t nn_feed_forward_len(size_t d_model, size_t d_ff)
     return total;
 }
 
-void nn_attend(float *out, const float *q, const float *k, const float *v, size_t stride, size_t first,
-               size_t rows, size_t heads, size_t head_dim, nn_bias bias, const int32_t *key_mask,
-               int causal, float *probs, float *scratch)
+void nn_attend(float *out, const float *q, const float *k, const float *v, size_t q_stride, size_t kv_stride,
+               size_t group, size_t first, size_t rows, size_t heads, size_t head_dim, nn_bias bias,
+               const int32_t *key_mask, int causal, size_t window, float *probs, float *scratch)
 {
     size_t keys = first + rows;
-    nn_head a = { .out_stride = stride, .q_stride = stride, .kv_stride = stride, .head_dim = head_dim,
+    nn_head a = { .out_stride = q_stride, .q_stride = q_stride, .kv_stride = kv_stride, .head_dim = head_dim,
                   .first = first, .rows = rows, .keys = keys,
                   .scale = (float)(1.0 / sqrt((double)head_dim)), .bias_step = bias.row_step,
-                  .key_mask = key_mask, .causal = causal, .probs_stride = keys, .scratch = scratch };
+                  .key_mask = key_mask, .causal = causal, .window = window, .probs_stride = keys,
+                  .scratch = scratch };
     for (size_t h = 0; h < heads; h++) {
-        size_t col = h * head_dim;
-        a.out = out + col, a.q = q + col, a.k = k + col, a.v = v + col;
+        size_t col = h * head_dim, kv_col = h / group * head_dim;
+        a.out = out + col, a.q = q + col, a.k = k + kv_col, a.v = v + kv_col;
         a.bias = bias.base ? bias.base + h * bias.head_stride : NULL;
         a.probs = probs ? probs + h * rows * keys : NULL;
         nn_attend_head(&a);
@@ -248,7 +249,8 @@ int posenc_attention(float *out, size_t out_len, const float *q, const float *k,
     if (need == 0) /* no token: no loop over the (maybe huge) heads */
         return POSENC_OK;
     nn_bias b = { bias, plane, (ptrdiff_t)seq };
-    nn_attend(out, q, k, v, heads * head_dim, 0, seq, heads, head_dim, b, key_mask, causal, probs, work);
+    nn_attend(out, q, k, v, heads * head_dim, heads * head_dim, 1, 0, seq, heads, head_dim, b, key_mask, causal, 0,
+              probs, work);
     return POSENC_OK;
 }
 

@@ -15,7 +15,7 @@ const elsewhere = (name) => {
   );
 };
 
-/** One getter for each name that 'posenc/encoder' exports beyond 'posenc' (tests/encoder-pointers.test.js keeps the list whole). */
+/** One getter for each name that 'posenc/encoder' exports beyond 'posenc' (tests/encoder/pointers.test.js keeps the list whole). */
 export const ENCODER_POINTERS = {
   get createEncoder() { return elsewhere('createEncoder'); },
   get encoderTensorShapes() { return elsewhere('encoderTensorShapes'); },

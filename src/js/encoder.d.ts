@@ -86,7 +86,7 @@ export interface EncoderShapeOptions {
   /** 'pre': x + f(LN(x)); 'post': LN(x + f(x)); default 'pre' */
   norm?: 'pre' | 'post';
   /** default 'relu'; 'gelu' = erf form (torch nn.GELU()); 'gelu_tanh' = tanh form (HF gelu_new) */
-  activation?: 'relu' | 'gelu' | 'gelu_tanh';
+  activation?: 'relu' | 'gelu' | 'gelu_tanh' | 'silu';
   /** a layer norm after the last layer (tensors norm.weight, norm.bias); default false */
   finalNorm?: boolean;
   /** default (and 0) sqrt(dModel) */
@@ -105,6 +105,20 @@ export interface EncoderShapeOptions {
   keepAttention?: boolean;
   /** a per-position multiplier of every query; default none */
   queryScale?: QueryScale;
+  /** every norm LayerNorm ('layer', weight and bias) or RMSNorm ('rms', weight only); default 'layer' */
+  normKind?: 'layer' | 'rms';
+  /** 'plain': linear1, linear2 with biases; 'gated': mlp.{gate,up,down}_proj, down(act(gate(x)) * up(x)), no biases; default 'plain' */
+  mlp?: 'plain' | 'gated';
+  /** {{KV_HEADS}}; key and value heads (grouped-query attention), heads a multiple of it; default heads */
+  kvHeads?: number;
+  /** {{BLOCK_HEAD_DIM}}; features per head, apart from dModel / heads (the default) */
+  headDim?: number;
+  /** which projections have a bias: 'all' (q, k, v, out), 'none', 'qkv'; default 'all' */
+  attentionBias?: 'all' | 'none' | 'qkv';
+  /** each head's q and k RMS-normalised (self_attn.q_norm.weight, k_norm.weight [headDim]) before RoPE; default false */
+  qkNorm?: boolean;
+  /** {{WINDOW}}; a sliding window: query i attends to keys j with i - j < window (0: none); default 0 */
+  window?: number;
 }
 /** The metadata key under which encoder.toSafetensors() writes the options as JSON: 'posenc.config'. */
 export const CONFIG_METADATA_KEY: 'posenc.config';

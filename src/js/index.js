@@ -30,7 +30,7 @@ export const { init, wasmBuild } = makeInit(
  * Every export of 'posenc' as one object (`import posenc from 'posenc'`, as
  * `require('posenc')` gives it); reading a name of 'posenc/encoder' from it
  * (posenc.createEncoder) is a TypeError that says where that name is. Named
- * one by one (tests/encoder-pointers.test.js checks that none is missing): an
+ * one by one (tests/encoder/pointers.test.js checks that none is missing): an
  * object literal, which a bundler drops with all it holds from an app that
  * does not import it (`import * as` would also cost a namespace helper).
  */

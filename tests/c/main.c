@@ -20,6 +20,7 @@ void test_hardening(void);
 void test_aliasing(void);
 void test_anchors(void);
 void test_kernels(void);
+void test_block(void);
 
 int main(void)
 {
@@ -38,6 +39,7 @@ int main(void)
     test_aliasing();
     test_anchors();
     test_kernels();
+    test_block();
     printf("c: %d passed, %d failed\n", check_passed, check_failed);
     return check_failed ? 1 : 0;
 }

@@ -192,7 +192,7 @@ export async function serve(root, { csp = () => STRICT_CSP } = {}) {
 
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
-/** Debian's Chromium through playwright-core, launched as tests/browser/chromium.js does. */
+/** Debian's Chromium through playwright-core, launched as tests/demo/chromium.js does. */
 export async function launchChromium() {
   const { chromium } = await import('playwright-core');
   return chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });

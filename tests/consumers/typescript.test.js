@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, NOTEBOOK, ROOT, maxDiff, mustRun, run, workspace, writeFiles } from './scratch.js';
-import { blocks, pages, read } from '../docs-markdown.js';
+import { blocks, pages, read } from '../docs/markdown.js';
 
 const TSC = join(BIN, 'tsc');
 let dir;

@@ -3,7 +3,7 @@
 // export, all from the installed tarball with Vite's defaults. The package
 // declares no side effects, so the bundler may drop what an app does not
 // import; this checks that it does, holds each app to a budget (gzip -9 of
-// what a browser fetches by default, set as tests/size.test.js sets the
+// what a browser fetches by default, set as tests/builds/size.test.js sets the
 // entries'), and prints the sizes (docs/performance.md quotes
 // them). Each built app is then run in Node, so the smaller ones are known to
 // still work.

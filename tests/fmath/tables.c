@@ -1,5 +1,5 @@
 /*
- * tables.c: the native half of tests/native-wasm.test.js. Reads one call per
+ * tables.c: the native half of tests/builds/native-wasm.test.js. Reads one call per
  * line from stdin, runs it with the native library and prints the status and
  * the bytes it wrote in hex, one line per call; the test runs the same calls
  * in the wasm builds and compares the bytes.

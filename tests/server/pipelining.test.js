@@ -2,7 +2,7 @@
 // go is answered, in order, when the client reads the answers, however many
 // there are; memory stays bounded because a connection whose queue is long
 // is not read (the client's requests wait in its socket), not because the
-// connection is closed. (Clients that never read: tests/browser/server.test.js,
+// connection is closed. (Clients that never read: tests/demo/server.test.js,
 // the server's RSS under pipelined floods.)
 import { readFileSync } from 'node:fs';
 import { ask, exchange, responses, start } from './http.js';

@@ -159,6 +159,6 @@ def full_logits(model, tokens, scaling=None):
 
 def max_relative_difference(a, b):
     """max over positions of max |a - b| / max |b| of the position (the bound
-    tests/models.test.js uses for logits)."""
+    tests/encoder/trained-models.test.js uses for logits)."""
     scale = b.abs().amax(dim=-1, keepdim=True)
     return ((a - b).abs() / scale).max().item()

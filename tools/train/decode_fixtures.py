@@ -57,7 +57,7 @@ SCALED = (
     ("dynamic4-cache", {"type": "dynamic", "factor": 4, "maxPositionEmbeddings": TRAIN_TOKENS}, "cache"),
     ("dynamic4-recompute", {"type": "dynamic", "factor": 4, "maxPositionEmbeddings": TRAIN_TOKENS}, "recompute"),
 )
-# The bound of tests/models.test.js between posenc and torch. Torch's own
+# The bound of tests/encoder/trained-models.test.js between posenc and torch. Torch's own
 # two computations (one token at a time against the whole sequence) sum in
 # different orders and part by up to ~1e-5 relative where the RoPE model
 # runs far outside its training (linear x2 at 80 tokens): 1e-5 would be too

@@ -1,7 +1,7 @@
 // heatmap.js: paints a rows x cols matrix into a plot rectangle with one
 // ImageData write (never a fillRect per cell) and draws its axes and colour bar.
 //
-// Pixel <-> cell mapping (tests/browser/ use the same rule): in a plot of w
+// Pixel <-> cell mapping (tests/demo/ use the same rule): in a plot of w
 // device pixels, pixel x covers the columns [floor(x * cols / w),
 // max(that + 1, floor((x + 1) * cols / w))); rows likewise with h. A pixel
 // covering one cell shows that cell; a pixel covering several (a table larger

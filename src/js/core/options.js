@@ -3,7 +3,7 @@
 // returns the values with defaults filled in. Wrong types raise TypeError, bad
 // values RangeError, and every message names the function, the parameter, what
 // is allowed and what was given. A checker's `kind` ('number', 'string',
-// 'boolean') and `values` (oneOf) let tests/types-options.test.js hold the
+// 'boolean') and `values` (oneOf) let tests/api/declarations.test.js hold the
 // TypeScript declarations to the specs.
 import { WasmArray, arrayProblem, countOf, MAX_BYTES } from './heap.js';
 import { article, describe, fail, isPlainObject, typedArrayType } from './describe.js';

@@ -26,7 +26,7 @@ import { readWeights } from './weights.js';
  * says) and a ReLU / GELU feed-forward block; with an LM head, next-token
  * logits (encoder.logits).
  * @param {object} options  EncoderOptions in encoder.d.ts: each option, its
- *   range and its default are stated there once (tests/types-options.test.js
+ *   range and its default are stated there once (tests/api/declarations.test.js
  *   holds them to createSpec in options.js).
  * @returns {Encoder} call dispose() when done: the encoder holds wasm memory
  */
