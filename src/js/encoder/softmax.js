@@ -13,7 +13,7 @@ export const softmaxSpec = { cols: param('COLS', 'size', { optional: true }) };
  * exp(x - max) / sum exp(x - max). -Infinity entries (masked) get 0, a row of
  * only -Infinity becomes zeros; NaN or +Infinity entries are a RangeError.
  * The naive exp(x) / sum(exp(x)) of "Transformer Encoder Explained" turns scores above ~88.7 into NaN.
- * @param {Float32Array | WasmArray} x
+ * @param {Float32Array | import('../core/heap.js').WasmArray} x
  * @param {{ cols?: number }} [options] the row length; default x.length (one row)
  * @returns x
  */
