@@ -33,15 +33,19 @@ extern "C" {
  * libm call, so again the same bits everywhere): softmax's exp within 1 ulp,
  * GELU within 1.5e-7 max(|x|, 1) (src/nn_math.h). Against the same maths in
  * double, a forward pass agrees to ~1e-6 relative (tested to 1e-5).
- * Non-finite weights propagate; they are not checked.
+ * Non-finite weights propagate; they are not checked. The sizes of the
+ * blocks (vocab_size, d_model, heads, head_dim, d_ff, in_features,
+ * out_features, cols) are 1 .. POSENC_POSITION_MAX, as their rows state.
  */
 
 /* Activations of the feed-forward block (Hendrycks & Gimpel 2016, GELU). */
 typedef enum posenc_activation {
     POSENC_ACTIVATION_RELU = 0,     /* max(x, 0): Vaswani; the encoder article       */
     POSENC_ACTIVATION_GELU = 1,     /* x/2 (1 + erf(x / sqrt 2)): torch nn.GELU()     */
-    POSENC_ACTIVATION_GELU_TANH = 2 /* x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))):
+    POSENC_ACTIVATION_GELU_TANH = 2, /* x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))):
                                        nn.GELU('tanh'), HF gelu_new (GPT-2)           */
+    POSENC_ACTIVATION_SILU = 3      /* x / (1 + exp(-x)) (Elfwing et al. 2018; torch
+                                       nn.SiLU, HF "silu"): Llama's gated MLP         */
 } posenc_activation;
 
 /*
@@ -95,7 +99,8 @@ POSENC_API int posenc_linear(float *out, size_t out_len, const float *x, size_t 
  * -INFINITY entries (masked scores) get probability 0; a row of only
  * -INFINITY becomes zeros (nothing to attend to), never NaN.
  *
- *   cols     >= 1;  entries NaN or +INFINITY: POSENC_ERR_INVALID_ARGUMENT
+ *   cols     1 .. POSENC_POSITION_MAX;  entries NaN or +INFINITY:
+ *            POSENC_ERR_INVALID_ARGUMENT
  */
 POSENC_API int posenc_softmax(float *x, size_t x_len, size_t rows, size_t cols);
 
@@ -186,6 +191,29 @@ typedef enum posenc_norm_placement {
     POSENC_NORM_POST = 1 /* LN(x + f(x)): Vaswani; torch's default               */
 } posenc_norm_placement;
 
+/* Which norm every norm of the block is (the layers' two, the final one,
+ * and the q/k norms' kind when qk_norm is set: always RMS). */
+typedef enum posenc_norm_kind {
+    POSENC_NORM_KIND_LAYER = 0, /* LayerNorm (Ba et al. 2016): weight and bias tensors    */
+    POSENC_NORM_KIND_RMS = 1    /* RMSNorm (Zhang & Sennrich 2019; HF LlamaRMSNorm):
+                                   out = x / sqrt(mean(x^2) + eps) * gamma, weight only  */
+} posenc_norm_kind;
+
+/* The feed-forward block of every layer. */
+typedef enum posenc_mlp_kind {
+    POSENC_MLP_PLAIN = 0, /* act(x W1^T + b1) W2^T + b2 (Vaswani 3.3; posenc_feed_forward) */
+    POSENC_MLP_GATED = 1  /* (act(x G^T) * (x U^T)) D^T, no biases (Shazeer 2020, GLU
+                             variants; HF LlamaMLP: down(act(gate(x)) * up(x)))          */
+} posenc_mlp_kind;
+
+/* Which attention projections carry a bias. */
+typedef enum posenc_attention_bias {
+    POSENC_ATTENTION_BIAS_ALL = 0,  /* q, k, v and out (nn.MultiheadAttention; HF Llama's
+                                       attention_bias: true)                              */
+    POSENC_ATTENTION_BIAS_NONE = 1, /* none (Llama, Mistral, Qwen3)                        */
+    POSENC_ATTENTION_BIAS_QKV = 2   /* q, k and v, not out (Qwen2)                         */
+} posenc_attention_bias;
+
 /*
  * Position-dependent query scales: the query of the token at absolute
  * position p is multiplied by s(p) after RoPE (as transformers scales its
@@ -267,6 +295,23 @@ typedef struct posenc_encoder_query_scale {
  *   query_scale   with any positional scheme (above; type 0: none). s(p) must
  *                 be a finite float at p = 0 and p = POSENC_POSITION_MAX (then
  *                 it is at every position)
+ * The block's parts (all zero: the copy models' block, Vaswani's with
+ * nn.MultiheadAttention; a Llama-style decoder sets them from its config.json):
+ *   norm_kind     a posenc_norm_kind: every norm of the stack LayerNorm or RMSNorm
+ *   mlp           a posenc_mlp_kind: PLAIN or GATED (with `activation`, SILU
+ *                 for Llama, Mistral, Qwen)
+ *   kv_heads      0 = heads; else >= 1 and heads a multiple of it: grouped-query
+ *                 attention (Ainslie et al. 2023), query head h reading key and
+ *                 value head h / (heads / kv_heads) (HF repeat_kv)
+ *   head_dim      0 = d_model / heads (d_model must then be a multiple of
+ *                 heads); else >= 1, apart from d_model (Qwen3: heads * head_dim
+ *                 may differ from d_model)
+ *   attention_bias a posenc_attention_bias (0: all four projections)
+ *   qk_norm       1: each head's q and k RMS-normalised (weights [head_dim],
+ *                 norm_eps) after their projection, before RoPE (HF Qwen3Attention)
+ *   window        0: none; else >= 1: query i attends only to keys j with
+ *                 i - j < window (by token order, as the causal mask; HF's
+ *                 sliding_window_overlay: kv_idx > q_idx - sliding_window)
  */
 typedef struct posenc_encoder_config {
     size_t vocab_size;
@@ -288,6 +333,13 @@ typedef struct posenc_encoder_config {
     posenc_encoder_t5 t5;
     posenc_encoder_learned learned;
     posenc_encoder_query_scale query_scale;
+    int norm_kind;
+    int mlp;
+    size_t kv_heads;
+    size_t head_dim;
+    int attention_bias;
+    int qk_norm;
+    size_t window;
 } posenc_encoder_config;
 
 /*
@@ -306,7 +358,7 @@ typedef struct posenc_encoder_config {
     P(LAYERS,            "layers",            INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
     P(LANGUAGES,         "languages",         INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
     P(NORM,              "norm",              ENUM,     0, POSENC_NORM_POST, 0)                    \
-    P(ACTIVATION,        "activation",        ENUM,     0, POSENC_ACTIVATION_GELU_TANH, 0)         \
+    P(ACTIVATION,        "activation",        ENUM,     0, POSENC_ACTIVATION_SILU, 0)              \
     P(FINAL_NORM,        "final_norm",        FLAG,     0, 1, 0)                                   \
     P(LM_HEAD,           "lm_head",           ENUM,     0, POSENC_LM_HEAD_TIED, 0)                 \
     P(EMBED_SCALE,       "embed_scale",       AT_LEAST, -POSENC_FLOAT_MAX, POSENC_FLOAT_MAX, 0)    \
@@ -333,7 +385,14 @@ typedef struct posenc_encoder_config {
     P(OUT_FEATURES,      "out_features",      INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
     P(EPS,               "eps",               ABOVE,    0, POSENC_REAL_MAX,     1e-5)              \
     P(EMBED_FACTOR,      "scale",             AT_LEAST, -POSENC_FLOAT_MAX, POSENC_FLOAT_MAX, 0)    \
-    P(SCORES,            "x",                 AT_LEAST, -POSENC_REAL_MAX, POSENC_FLOAT_MAX, 0)
+    P(SCORES,            "x",                 AT_LEAST, -POSENC_REAL_MAX, POSENC_FLOAT_MAX, 0)     \
+    P(NORM_KIND,         "norm_kind",         ENUM,     0, POSENC_NORM_KIND_RMS, 0)                \
+    P(MLP_KIND,          "mlp",               ENUM,     0, POSENC_MLP_GATED, 0)                    \
+    P(KV_HEADS,          "kv_heads",          INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(BLOCK_HEAD_DIM,    "head_dim",          INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(ATTENTION_BIAS,    "attention_bias",    ENUM,     0, POSENC_ATTENTION_BIAS_QKV, 0)           \
+    P(QK_NORM,           "qk_norm",           FLAG,     0, 1, 0)                                   \
+    P(WINDOW,            "window",            INTEGER,  0, POSENC_POSITION_MAX, 0)
 
 /* The rows of POSENC_ENCODER_PARAMETERS, after those of posenc.h. */
 #define POSENC_ENCODER_PARAM_ID_(id, name, rule, lo, hi, zero) POSENC_PARAM_##id,
@@ -349,31 +408,39 @@ typedef enum posenc_encoder_param {
  * size query; nothing is allocated). seq <= 2^31, and seq <= max_length for
  * LEARNED.
  *
- * Parameters, one flat float buffer in this order (d = d_model; the names are
- * the JS API's safetensors names, after PyTorch's):
+ * Parameters, one flat float buffer in this order (d = d_model, hd =
+ * head_dim, qd = heads * hd, kvd = kv_heads * hd; the names are the JS API's
+ * safetensors names, after PyTorch's; a tensor marked with a condition is
+ * there only when it holds):
  *
  *   embed.weight                         [vocab_size][d]
  *   pos_embed.weight                     [max_length][d]       (LEARNED)
  *   language_embed.weight                [languages][d]        (languages > 0)
  *   relative_attention_bias.weight       [t5_num_buckets][heads] (T5)
  *   per layer i, layers.{i}.:
- *     self_attn.q_proj.weight [d][d], self_attn.q_proj.bias [d]
- *     self_attn.k_proj.weight [d][d], self_attn.k_proj.bias [d]
- *     self_attn.v_proj.weight [d][d], self_attn.v_proj.bias [d]
- *     self_attn.out_proj.weight [d][d], self_attn.out_proj.bias [d]
- *     norm1.weight [d], norm1.bias [d]
- *     linear1.weight [d_ff][d], linear1.bias [d_ff]
- *     linear2.weight [d][d_ff], linear2.bias [d]
- *     norm2.weight [d], norm2.bias [d]
- *   norm.weight [d], norm.bias [d]                             (final_norm)
+ *     self_attn.q_proj.weight [qd][d],    self_attn.q_proj.bias [qd]   (bias ALL, QKV)
+ *     self_attn.k_proj.weight [kvd][d],   self_attn.k_proj.bias [kvd]  (bias ALL, QKV)
+ *     self_attn.v_proj.weight [kvd][d],   self_attn.v_proj.bias [kvd]  (bias ALL, QKV)
+ *     self_attn.out_proj.weight [d][qd],  self_attn.out_proj.bias [d]  (bias ALL)
+ *     self_attn.q_norm.weight [hd], self_attn.k_norm.weight [hd]       (qk_norm)
+ *     norm1.weight [d], norm1.bias [d]                                 (bias: LAYER)
+ *     PLAIN: linear1.weight [d_ff][d], linear1.bias [d_ff],
+ *            linear2.weight [d][d_ff], linear2.bias [d]
+ *     GATED: mlp.gate_proj.weight [d_ff][d], mlp.up_proj.weight [d_ff][d],
+ *            mlp.down_proj.weight [d][d_ff]
+ *     norm2.weight [d], norm2.bias [d]                                 (bias: LAYER)
+ *   norm.weight [d], norm.bias [d]                (final_norm; bias: LAYER)
  *   lm_head.weight                       [vocab_size][d]       (POSENC_LM_HEAD_OWN)
  *
- * Workspace: 2 seq d + max(3 seq d, seq d_ff) + min(4, seq) seq floats (the
- * scores of a block of 4 queries), plus heads (2 seq - 1) for ALIBI and T5
- * (their bias depends on j - i alone: one row per head, computed once per
- * pass), plus seq d with an LM head (the hidden states posenc_encoder_logits
- * keeps). ALIBI and T5 take seq <= 2^30 (the row's last key position,
- * 2 seq - 2, is an int32 position).
+ * With the block's parts at zero this is the copy models' layout (qd = kvd = d).
+ *
+ * Workspace: seq d + seq max(d, qd) + max(seq (qd + 2 kvd), f seq d_ff) (f = 2
+ * for GATED, else 1) + min(4, seq) seq floats (the scores of a block of 4
+ * queries), plus heads (2 seq - 1) for ALIBI and T5 (their bias depends on
+ * j - i alone: one row per head, computed once per pass), plus seq d with an
+ * LM head (the hidden states posenc_encoder_logits keeps); with the block's
+ * parts at zero, 2 seq d + max(3 seq d, seq d_ff) + .... ALIBI and T5 take
+ * seq <= 2^30 (the row's last key position, 2 seq - 2, is an int32 position).
  */
 POSENC_API int posenc_encoder_sizes(const posenc_encoder_config *config, size_t seq,
                                     size_t *params_len, size_t *work_len);
@@ -383,12 +450,23 @@ POSENC_API int posenc_encoder_sizes(const posenc_encoder_config *config, size_t 
  *
  *   x = E[tokens] * embed_scale (+ PE(p_s) if SINUSOIDAL) (+ P[p_s] if
  *       LEARNED) (+ L[language]), p_s the position of token s
- *   each layer, with MHA = posenc_attention on x W_q^T + b_q, ... (q and k
- *   rotated if ROPE, then q scaled if query_scale; the ALiBi or T5 bias added
- *   to the scores), output projection W_o, and FF = posenc_feed_forward:
- *     PRE:   x = x + MHA(LN1(x));   x = x + FF(LN2(x))
+ *   each layer, with LN the norm of norm_kind, and
+ *     MHA(y): q = y W_q^T (+ b_q), k = y W_k^T (+ b_k), v = y W_v^T (+ b_v)
+ *             (heads, kv_heads and kv_heads heads of hd features);
+ *             qk_norm: each head's q and k = RMSNorm(., q_norm / k_norm, norm_eps);
+ *             q and k rotated if ROPE, then q scaled if query_scale;
+ *             posenc_attention per query head h on the key and value head
+ *             h / (heads / kv_heads), scale 1 / sqrt(hd) (the ALiBi or T5 bias
+ *             added to the scores; keys i - j >= window masked when window > 0);
+ *             out = ctx W_o^T (+ b_o)
+ *     FF(y):  PLAIN  act(y W1^T + b1) W2^T + b2 (posenc_feed_forward)
+ *             GATED  (act(y G^T) * (y U^T)) D^T, the product in float
+ *     PRE:   x = x + MHA(LN1(x));   x = x + FF(LN2(x))   (Llama's decoder layer)
  *     POST:  x = LN1(x + MHA(x));   x = LN2(x + FF(x))
  *   final_norm: x = LN(x)
+ * RMSNorm: out[k] = (float)(x[k] * r * gamma[k]), r = 1 / sqrt(mean_k x^2 +
+ * eps), the mean and the products in double, one rounding to float (HF's
+ * LlamaRMSNorm computes in float32: within an ulp or two).
  *
  *   out         out_len >= seq * d_model
  *   params      params_len >= the size query's (layout above)
@@ -464,7 +542,7 @@ POSENC_API int posenc_encoder_logits(float *out, size_t out_len, const posenc_en
  * valid and unchanged while it lives. A state is used by one thread at a time.
  *
  * The cache holds every layer's keys and values of the tokens fed so far, as
- * posenc_encoder_logits(causal = 1) computes them: [layers][2][capacity][d],
+ * posenc_encoder_logits(causal = 1) computes them: [layers][2][capacity][kv_heads * head_dim],
  * keys rotated at their positions under ROPE (never scaled). Its capacity
  * starts at min(max_length, 256) rows and doubles, up to max_length (the
  * rows are moved, not recomputed).

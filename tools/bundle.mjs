@@ -90,9 +90,16 @@ for (const entry of entries) {
   writeFileSync(`dist/${entry.out}.d.cts`, types.replaceAll("'./posenc.js'", "'./posenc.cjs'"));
 }
 
-// the command line: one file for Node, the library inside (it reads the specs
-// for its help), loaded by bin/posenc.js
+// the command line: one file for Node with what it reads of the library
+// (its specs and messages), loaded by bin/posenc.js; the library it runs is
+// the package's own entry beside it (./posenc.mjs), not a second copy
+const entryBeside = {
+  name: 'entry-beside',
+  setup(b) {
+    b.onResolve({ filter: /\/js\/index\.js$/ }, () => ({ path: './posenc.mjs', external: true }));
+  },
+};
 await bundle({
   ...common, platform: 'node', format: 'esm', entryPoints: ['src/cli/main.js'], outfile: 'dist/cli.mjs',
-  define: { POSENC_ENTRY: JSON.stringify('posenc') },
+  define: { POSENC_ENTRY: JSON.stringify('posenc') }, plugins: [entryBeside],
 });

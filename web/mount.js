@@ -37,8 +37,30 @@ import { recordGeometry } from './draw/heatmap.js';
 import { csvBlob, jsonBlob, saveBlob, savePng } from './download.js';
 import { attachReadout } from './draw/readout.js';
 
+/**
+ * The parts every view shares, written here once: a section of index.html
+ * holds placeholders, <div class="figure"></div> where its canvas goes and
+ * <div class="view-foot"></div> where its read-out (for a canvas), error
+ * line and downloads go (PNG for a canvas; CSV and JSON always).
+ */
+function fillParts(el, view) {
+  const figure = own(el, '.figure')[0];
+  if (figure && !figure.firstElementChild) {
+    figure.innerHTML = `<canvas class="plot" tabindex="0" aria-describedby="${view.id}-readout"></canvas><canvas class="overlay" aria-hidden="true"></canvas>`;
+  }
+  const foot = own(el, '.view-foot')[0];
+  if (!foot) return;
+  const kinds = figure ? ['png', 'csv', 'json'] : ['csv', 'json'];
+  foot.outerHTML = [
+    figure ? `<p class="readout" id="${view.id}-readout" aria-live="polite"></p>` : '',
+    '<p class="error" role="alert" hidden></p>',
+    `<div class="downloads">${kinds.map((k) => `<button type="button" data-download="${k}">${k.toUpperCase()}</button>`).join('')}</div>`,
+  ].join('');
+}
+
 /** Mounts `view` on element `el` with its state object; returns { measure(), draw(theme) }. */
 export function mountView(el, view, s, posenc, { request, changed }) {
+  fillParts(el, view);
   const canvas = own(el, 'canvas.plot')[0];
   const overlay = own(el, 'canvas.overlay')[0];
   const readout = own(el, '.readout')[0];

@@ -34,7 +34,7 @@ struct posenc_decoder {
     const float *params;      /* borrowed */
     int32_t language;
     size_t max_length, length, capacity, bytes;
-    float *cache;             /* [layers][2][capacity][d_model]                         */
+    float *cache;             /* [layers][2][capacity][kv_dim]                          */
     float *bias;              /* ALIBI, T5: [heads][capacity], distance t at capacity - 1 - t */
     size_t known;             /* distances 0 .. known - 1 are in bias                    */
     float *work;
@@ -90,16 +90,29 @@ static int fail_memory(int index, const char *what, size_t n, size_t size)
                              (double)bytes, 0.0, 0.0, NULL, NULL);
 }
 
+/* The parts of a workspace for `rows` new rows (floats): x, h [rows][d]
+ * (act each), ctx [rows][max(d, q_dim)], q [rows][q_dim] or the hidden layer
+ * (inner). */
+static int work_parts(const model *m, size_t rows, size_t *act, size_t *ctx, size_t *inner)
+{
+    size_t q = 0, hidden = 0;
+    if (checked_mul(rows, m->c.d_model, act) || checked_mul(rows, stack_ctx_per_row(m), ctx) ||
+        checked_mul(rows, m->q_dim, &q) || checked_mul(rows, stack_hidden_per_row(m), &hidden))
+        return 1;
+    *inner = q > hidden ? q : hidden;
+    return 0;
+}
+
 /* The workspace of `rows` new rows against a cache of `capacity` rows:
- * x, h, ctx [rows][d]; q or the hidden layer; the scores of a block of
- * queries; ALIBI and T5: the new distances' bias rows, or one query's bias
- * row by positions, [heads][capacity] at most. */
+ * work_parts; the scores of a block of queries; ALIBI and T5: the new
+ * distances' bias rows, or one query's bias row by positions,
+ * [heads][capacity] at most. */
 static int work_floats(const model *m, size_t rows, size_t capacity, size_t *len)
 {
     const posenc_encoder_config *c = &m->c;
-    size_t act = 0, hidden = 0, total = 0;
-    if (checked_mul(rows, c->d_model, &act) || checked_mul(rows, c->d_ff, &hidden) ||
-        checked_add_mul(&total, 4, act > hidden ? act : hidden) ||
+    size_t act = 0, ctx = 0, inner = 0, total = 0;
+    if (work_parts(m, rows, &act, &ctx, &inner) || checked_add_mul(&total, 2, act) || checked_add_mul(&total, 1, ctx) ||
+        checked_add_mul(&total, 1, inner) ||
         checked_add_mul(&total, rows < NN_ATTEND_ROWS ? rows : NN_ATTEND_ROWS, capacity) ||
         (stack_relative_bias(m) && checked_add_mul(&total, c->heads, capacity)))
         return 1;
@@ -117,9 +130,9 @@ static int reserve(posenc_decoder *d, size_t end)
     size_t rows = d->capacity ? 2 * d->capacity : FIRST_CAPACITY;
     rows = rows < end ? end : rows;
     rows = rows > d->max_length ? d->max_length : rows;
-    size_t plane = 0, cache_len = 0;
-    if (checked_mul3(c->layers, rows, c->d_model, &plane) || checked_mul(plane, 2, &cache_len))
-        return fail_size(4, "the cache (layers * 2 * capacity * d_model)", 2 * c->layers * rows, c->d_model);
+    size_t plane = 0, cache_len = 0, kvd = d->m.kv_dim;
+    if (checked_mul3(c->layers, rows, kvd, &plane) || checked_mul(plane, 2, &cache_len))
+        return fail_size(4, "the cache (layers * 2 * capacity * kv_heads * head_dim)", 2 * c->layers * rows, kvd);
     float *cache = grab(d, cache_len, sizeof *cache);
     float *bias = stack_relative_bias(&d->m) ? grab(d, c->heads * rows, sizeof *bias) : NULL;
     int32_t *pos = grab(d, rows, sizeof *pos);
@@ -127,18 +140,18 @@ static int reserve(posenc_decoder *d, size_t end)
         drop(d, cache, cache_len, sizeof *cache);
         drop(d, bias, c->heads * rows, sizeof *bias);
         drop(d, pos, rows, sizeof *pos);
-        return fail_memory(4, "the cache (layers * 2 * capacity * d_model)", cache_len, sizeof *cache);
+        return fail_memory(4, "the cache (layers * 2 * capacity * kv_heads * head_dim)", cache_len, sizeof *cache);
     }
     if (d->length)
         memcpy(pos, d->pos, d->length * sizeof *pos);
     drop(d, d->pos, d->capacity, sizeof *pos);
     d->pos = pos;
-    size_t d_model = c->d_model, old = d->capacity;
+    size_t old = d->capacity;
     for (size_t k = 0; old && k < 2 * c->layers; k++) /* each layer's keys, then values */
-        memcpy(cache + k * rows * d_model, d->cache + k * old * d_model, d->length * d_model * sizeof *cache);
+        memcpy(cache + k * rows * kvd, d->cache + k * old * kvd, d->length * kvd * sizeof *cache);
     for (size_t h = 0; bias && old && h < c->heads; h++) /* distances stay at the end of each row */
         memcpy(bias + h * rows + rows - d->known, d->bias + h * old + old - d->known, d->known * sizeof *bias);
-    drop(d, d->cache, 2 * c->layers * old * d_model, sizeof *cache);
+    drop(d, d->cache, 2 * c->layers * old * kvd, sizeof *cache);
     drop(d, d->bias, c->heads * old, sizeof *bias);
     d->cache = cache, d->bias = bias, d->capacity = rows;
     return POSENC_OK;
@@ -384,11 +397,12 @@ int posenc_decoder_feed(posenc_decoder *d, const int32_t *tokens, const int32_t 
     }
     const int32_t *fed = again ? d->ids : tokens;
 
-    size_t dm = c->d_model, act = rows * dm, hidden = rows * c->d_ff, inner = act > hidden ? act : hidden;
+    size_t dm = c->d_model, kvd = d->m.kv_dim, act = 0, ctxn = 0, inner = 0;
+    (void)work_parts(&d->m, rows, &act, &ctxn, &inner); /* reserve_work computed them: no overflow */
     size_t scores = (rows < NN_ATTEND_ROWS ? rows : NN_ATTEND_ROWS) * d->capacity;
-    float *x = d->work, *h = x + act, *ctx = h + act, *q = ctx + act, *score = q + inner, *scratch = score + scores;
+    float *x = d->work, *h = x + act, *ctx = h + act, *q = ctx + ctxn, *score = q + inner, *scratch = score + scores;
     stack s = { .m = &d->m, .params = d->params, .x = x, .h = h, .ctx = ctx, .q = q, .hidden = q, .scores = score,
-                .keys = d->cache, .v_offset = d->capacity * dm, .layer_stride = 2 * d->capacity * dm,
+                .keys = d->cache, .v_offset = d->capacity * kvd, .layer_stride = 2 * d->capacity * kvd,
                 .first = first, .rows = rows, .causal = 1, .positions = d->explicit_pos ? d->pos : NULL,
                 .bias_row = scratch };
     if (c->positional == POSENC_POSITIONAL_ROPE) { /* the frequencies once, not per layer */

@@ -21,7 +21,7 @@
 /* A model and the workspace of one pass over seq tokens. */
 typedef struct plan {
     model m;
-    size_t act, inner, plane, scores, bias_row, bias_len, work_len;
+    size_t act, ctx, inner, plane, scores, bias_row, bias_len, work_len;
     rope_plan rope; /* ROPE: the frequencies of a pass over seq tokens */
 } plan;
 
@@ -45,20 +45,24 @@ static int make_plan(plan *p, const posenc_encoder_config *config, int config_in
                                  POSENC_RULE_INTEGER, (double)seq, 0.0, (double)c->learned.max_length,
                                  "learned.max_length", "learned positions stop there");
 
-    /* workspace: h, ctx [seq][d]; q, k, v or the hidden layer; the scores of
-       a block of queries; the relative bias rows; with an LM head, the hidden
-       states [seq][d] the logits read */
-    size_t d = c->d_model, qkv = 0, hidden = 0;
+    /* workspace: h [seq][d], ctx [seq][max(d, q_dim)]; q, k, v or the hidden
+       layer; the scores of a block of queries; the relative bias rows; with an
+       LM head, the hidden states [seq][d] the logits read */
+    size_t d = c->d_model, qkv = 0, hidden = 0, kv = 0;
     p->act = 0;
+    p->ctx = 0;
     p->plane = 0;
     p->scores = 0;
     p->bias_len = 0;
     p->work_len = 0;
     p->bias_row = biased && seq ? 2 * seq - 1 : 0; /* seq <= BIAS_SEQ_MAX: no overflow */
-    if (checked_mul(seq, d, &p->act) || checked_add_mul(&qkv, 3, p->act) || checked_add_mul(&hidden, seq, c->d_ff) ||
+    if (checked_mul(seq, d, &p->act) || checked_mul(seq, stack_ctx_per_row(&p->m), &p->ctx) ||
+        checked_add_mul(&qkv, seq, p->m.q_dim) || checked_mul(seq, p->m.kv_dim, &kv) || checked_add_mul(&qkv, 2, kv) ||
+        checked_add_mul(&hidden, seq, stack_hidden_per_row(&p->m)) ||
         checked_mul(seq, seq, &p->plane) ||
         checked_mul(seq < NN_ATTEND_ROWS ? seq : NN_ATTEND_ROWS, seq, &p->scores) ||
-        checked_mul(p->bias_row, c->heads, &p->bias_len) || checked_add_mul(&p->work_len, 2, p->act) ||
+        checked_mul(p->bias_row, c->heads, &p->bias_len) || checked_add_mul(&p->work_len, 1, p->act) ||
+        checked_add_mul(&p->work_len, 1, p->ctx) ||
         checked_add_mul(&p->work_len, 1, qkv > hidden ? qkv : hidden) || checked_add_mul(&p->work_len, 1, p->scores) ||
         checked_add_mul(&p->work_len, 1, p->bias_len) || checked_add_mul(&p->work_len, c->lm_head != POSENC_LM_HEAD_NONE, p->act))
         return fail_size(seq_index, "the workspace (seq * seq * heads)", seq, seq);
@@ -150,9 +154,10 @@ static int check_pass(plan *p, const posenc_encoder_config *config, pass *a, con
 static void encode(const plan *p, const pass *a, float *x)
 {
     size_t seq = a->seq;
-    float *h = a->work, *ctx = h + p->act, *q = ctx + p->act, *scores = q + p->inner;
+    float *h = a->work, *ctx = h + p->act, *q = ctx + p->ctx, *scores = q + p->inner;
+    /* q [seq][q_dim], then k and v [seq][kv_dim] each (no cache: each layer's own) */
     stack s = { .m = &p->m, .params = a->params, .x = x, .h = h, .ctx = ctx, .q = q, .hidden = q,
-                .scores = scores, .keys = q + p->act, .v_offset = p->act, .layer_stride = 0, .first = 0,
+                .scores = scores, .keys = q + seq * p->m.q_dim, .v_offset = seq * p->m.kv_dim, .layer_stride = 0, .first = 0,
                 .rows = seq, .key_mask = a->key_mask, .causal = a->causal, .probs = a->attention, .rope = &p->rope,
                 .positions = a->positions, .bias_row = scores + p->scores };
     stack_embed(&s, a->tokens, a->language);

@@ -102,6 +102,83 @@ static int check_positional(model *m, int index)
     return status ? param_at(status, index) : POSENC_OK;
 }
 
+/* Part `field` of a layer: n floats at the running offset *off (n = 0: absent). */
+static int add_part(size_t *field, size_t *off, int present, size_t n)
+{
+    *field = present ? *off : STACK_NO_PART;
+    return present && checked_add_mul(off, 1, n);
+}
+
+/* The offsets of a layer's tensors (posenc_encoder.h, posenc_encoder_sizes) and their total. */
+static int layout_layer(model *m)
+{
+    const posenc_encoder_config *c = &m->c;
+    size_t d = c->d_model, q_w = 0, kv_w = 0, o_w = 0, off = 0;
+    int bias = c->attention_bias != POSENC_ATTENTION_BIAS_NONE, layer = c->norm_kind == POSENC_NORM_KIND_LAYER;
+    int gated = c->mlp == POSENC_MLP_GATED;
+    layer_parts *at = &m->at;
+    if (checked_mul(m->q_dim, d, &q_w) || checked_mul(m->kv_dim, d, &kv_w) || checked_mul(d, m->q_dim, &o_w))
+        return 1;
+    if (gated) { /* gate, up [d_ff][d], down [d][d_ff] */
+        size_t ff = 0;
+        if (checked_add_mul(&ff, 3, c->d_ff) || checked_mul(ff, d, &m->ff_len))
+            return 1;
+    } else if ((m->ff_len = nn_feed_forward_len(d, c->d_ff)) == 0) {
+        return 1;
+    }
+    return add_part(&at->q_w, &off, 1, q_w) || add_part(&at->q_b, &off, bias, m->q_dim) ||
+           add_part(&at->k_w, &off, 1, kv_w) || add_part(&at->k_b, &off, bias, m->kv_dim) ||
+           add_part(&at->v_w, &off, 1, kv_w) || add_part(&at->v_b, &off, bias, m->kv_dim) ||
+           add_part(&at->o_w, &off, 1, o_w) ||
+           add_part(&at->o_b, &off, c->attention_bias == POSENC_ATTENTION_BIAS_ALL, d) ||
+           add_part(&at->q_norm, &off, c->qk_norm, m->head_dim) || add_part(&at->k_norm, &off, c->qk_norm, m->head_dim) ||
+           add_part(&at->norm1, &off, 1, (size_t)(1 + layer) * d) || add_part(&at->ff, &off, 1, m->ff_len) ||
+           add_part(&at->norm2, &off, 1, (size_t)(1 + layer) * d) || (m->layer_len = off, 0);
+}
+
+/* The block's parts (posenc_encoder_config, after norm_eps): their ranges and
+ * the rules between them; resolves kv_heads and head_dim. */
+static int check_block(model *m, int index)
+{
+    posenc_encoder_config *c = &m->c;
+    int status;
+    if ((status = encoder_check(POSENC_PARAM_NORM_KIND, index, c->norm_kind)) ||
+        (status = encoder_check(POSENC_PARAM_MLP_KIND, index, c->mlp)) ||
+        (status = encoder_check(POSENC_PARAM_KV_HEADS, index, (double)c->kv_heads)) ||
+        (status = encoder_check(POSENC_PARAM_BLOCK_HEAD_DIM, index, (double)c->head_dim)) ||
+        (status = encoder_check(POSENC_PARAM_ATTENTION_BIAS, index, c->attention_bias)) ||
+        (status = encoder_check(POSENC_PARAM_QK_NORM, index, c->qk_norm)) ||
+        (status = encoder_check(POSENC_PARAM_WINDOW, index, (double)c->window)))
+        return status;
+    if (c->head_dim == 0 && c->d_model % c->heads)
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_ENCODER_D_MODEL, index, "d_model",
+                                 POSENC_RULE_MULTIPLE, (double)c->d_model, (double)c->heads, POSENC_POSITION_MAX,
+                                 "heads", "each head takes d_model / heads features (or set head_dim)");
+    if (c->kv_heads == 0)
+        c->kv_heads = c->heads;
+    if (c->heads % c->kv_heads)
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_ENCODER_HEADS, index, "heads",
+                                 POSENC_RULE_MULTIPLE, (double)c->heads, (double)c->kv_heads, POSENC_POSITION_MAX,
+                                 "kv_heads", "each key and value head serves heads / kv_heads query heads");
+    if (c->head_dim == 0)
+        c->head_dim = c->d_model / c->heads;
+    m->head_dim = c->head_dim;
+    m->group = c->heads / c->kv_heads;
+    if (checked_mul(c->heads, m->head_dim, &m->q_dim) || checked_mul(c->kv_heads, m->head_dim, &m->kv_dim))
+        return fail_size(index, "heads * head_dim", c->heads, m->head_dim);
+    return POSENC_OK;
+}
+
+size_t stack_hidden_per_row(const model *m)
+{
+    return m->c.mlp == POSENC_MLP_GATED ? 2 * m->c.d_ff : m->c.d_ff; /* d_ff <= 2^31 - 1: no overflow */
+}
+
+size_t stack_ctx_per_row(const model *m)
+{
+    return m->q_dim > m->c.d_model ? m->q_dim : m->c.d_model;
+}
+
 int stack_model(model *m, const posenc_encoder_config *config, int index)
 {
     int status;
@@ -120,35 +197,27 @@ int stack_model(model *m, const posenc_encoder_config *config, int index)
         (status = encoder_check(POSENC_PARAM_FINAL_NORM, index, c->final_norm)) ||
         (status = encoder_check(POSENC_PARAM_LM_HEAD, index, c->lm_head)))
         return status;
-    if (c->d_model % c->heads)
-        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_ENCODER_D_MODEL, index, "d_model",
-                                 POSENC_RULE_MULTIPLE, (double)c->d_model, (double)c->heads, POSENC_POSITION_MAX,
-                                 "heads", "each head takes d_model / heads features");
     if (c->embed_scale == 0.0)
         c->embed_scale = sqrt((double)c->d_model);
     c->norm_eps = encoder_or_default(POSENC_PARAM_NORM_EPS, c->norm_eps);
     if ((status = encoder_check(POSENC_PARAM_EMBED_SCALE, index, c->embed_scale)) ||
-        (status = encoder_check(POSENC_PARAM_NORM_EPS, index, c->norm_eps)))
+        (status = encoder_check(POSENC_PARAM_NORM_EPS, index, c->norm_eps)) || (status = check_block(m, index)))
         return status;
-    m->head_dim = c->d_model / c->heads;
     if ((status = check_positional(m, index)) || (status = check_query_scale(&c->query_scale, index)))
         return status;
 
-    size_t d = c->d_model, proj = 0;
-    m->ff_len = nn_feed_forward_len(d, c->d_ff);
+    size_t d = c->d_model, norm = c->norm_kind == POSENC_NORM_KIND_LAYER ? 2 * d : d;
     m->t5_len = 0;
     m->pos_len = 0;
     m->head_len = 0;
     m->layer_len = 0;
     m->params_len = 0;
-    if (m->ff_len == 0 || checked_add_mul(&proj, d, d) || checked_add_mul(&proj, 1, d) || checked_add_mul(&m->layer_len, 4, proj) ||
-        checked_add_mul(&m->layer_len, 4, d) || checked_add_mul(&m->layer_len, 1, m->ff_len) ||
-        checked_add_mul(&m->params_len, c->vocab_size, d) ||
+    if (layout_layer(m) || checked_add_mul(&m->params_len, c->vocab_size, d) ||
         (c->positional == POSENC_POSITIONAL_LEARNED && checked_mul(c->learned.max_length, d, &m->pos_len)) ||
         checked_add_mul(&m->params_len, 1, m->pos_len) || checked_add_mul(&m->params_len, c->languages, d) ||
         (c->positional == POSENC_POSITIONAL_T5 && checked_mul(c->t5.num_buckets, c->heads, &m->t5_len)) ||
         checked_add_mul(&m->params_len, 1, m->t5_len) || checked_add_mul(&m->params_len, c->layers, m->layer_len) ||
-        checked_add_mul(&m->params_len, 2 * (size_t)c->final_norm, d) ||
+        checked_add_mul(&m->params_len, (size_t)c->final_norm, norm) ||
         (c->lm_head == POSENC_LM_HEAD_OWN && checked_mul(c->vocab_size, d, &m->head_len)) ||
         checked_add_mul(&m->params_len, 1, m->head_len))
         return fail_size(index, "the parameters", c->layers, m->layer_len);
@@ -315,13 +384,13 @@ void stack_embed(const stack *s, const int32_t *tokens, int32_t language)
 static void scale_queries(const stack *s)
 {
     const posenc_encoder_config *c = &s->m->c;
-    size_t d = c->d_model;
+    size_t qd = s->m->q_dim;
     if (c->query_scale.type == POSENC_QUERY_SCALE_NONE)
         return;
     for (size_t r = 0; r < s->rows; r++) {
         float f = (float)query_scale_at(&c->query_scale, (double)position_of(s, s->first + r));
-        for (size_t k = 0; k < d; k++)
-            s->q[r * d + k] *= f;
+        for (size_t k = 0; k < qd; k++)
+            s->q[r * qd + k] *= f;
     }
 }
 
@@ -363,17 +432,19 @@ static void bias_by_positions(const stack *s, int32_t pi, size_t keys, float *ro
  * row (bias_by_positions) and is attended alone, head by head. */
 static void attend_by_positions(const stack *s, const float *k, const float *v, float *probs)
 {
-    const posenc_encoder_config *c = &s->m->c;
-    size_t d = c->d_model, rows = s->rows, keys = s->first + rows;
-    nn_head a = { .out_stride = d, .q_stride = d, .kv_stride = d, .head_dim = s->m->head_dim, .rows = 1,
-                  .keys = keys, .scale = (float)(1.0 / sqrt((double)s->m->head_dim)), .bias_step = 0,
-                  .key_mask = s->key_mask, .causal = s->causal, .probs_stride = keys, .scratch = s->scores };
+    const model *m = s->m;
+    const posenc_encoder_config *c = &m->c;
+    size_t rows = s->rows, keys = s->first + rows;
+    nn_head a = { .out_stride = m->q_dim, .q_stride = m->q_dim, .kv_stride = m->kv_dim, .head_dim = m->head_dim,
+                  .rows = 1, .keys = keys, .scale = (float)(1.0 / sqrt((double)m->head_dim)), .bias_step = 0,
+                  .key_mask = s->key_mask, .causal = s->causal, .window = c->window, .probs_stride = keys,
+                  .scratch = s->scores };
     for (size_t r = 0; r < rows; r++) {
         a.first = s->first + r;
         bias_by_positions(s, s->positions[a.first], keys, s->bias_row);
         for (size_t h = 0; h < c->heads; h++) {
-            size_t col = h * s->m->head_dim;
-            a.out = s->ctx + r * d + col, a.q = s->q + r * d + col, a.k = k + col, a.v = v + col;
+            size_t col = h * m->head_dim, kv_col = h / m->group * m->head_dim;
+            a.out = s->ctx + r * m->q_dim + col, a.q = s->q + r * m->q_dim + col, a.k = k + kv_col, a.v = v + kv_col;
             a.bias = s->bias_row + h * keys;
             a.probs = probs ? probs + (h * rows + r) * keys : NULL;
             nn_attend_head(&a);
@@ -381,52 +452,99 @@ static void attend_by_positions(const stack *s, const float *k, const float *v, 
     }
 }
 
-/* dst = MultiHead(in) W_o^T + b_o; w points at the layer's q.weight. */
+/* A part of the layer at w (posenc_encoder_sizes' layout), or NULL when the config leaves it out. */
+static const float *part(const float *w, size_t at)
+{
+    return at == STACK_NO_PART ? NULL : w + at;
+}
+
+/* Each head of `rows` rows of `heads` heads RMS-normalised in place (Qwen3's q_norm, k_norm). */
+static void norm_heads(float *x, size_t rows, size_t heads, size_t head_dim, const float *gamma, double eps)
+{
+    nn_rms_norm(x, x, rows * heads, head_dim, gamma, eps);
+}
+
+/* dst [rows][d] = MultiHead(in) W_o^T (+ b_o); w points at the layer's first tensor. */
 static void self_attention(const stack *s, const float *in, float *dst, const float *w, size_t layer)
 {
-    const posenc_encoder_config *c = &s->m->c;
-    size_t d = c->d_model, proj = d * d + d, rows = s->rows, keys = s->first + rows;
+    const model *m = s->m;
+    const posenc_encoder_config *c = &m->c;
+    const layer_parts *at = &m->at;
+    size_t d = c->d_model, qd = m->q_dim, kvd = m->kv_dim, rows = s->rows, keys = s->first + rows;
     float *k = s->keys + layer * s->layer_stride, *v = k + s->v_offset;
-    float *k_new = k + s->first * d, *v_new = v + s->first * d;
-    nn_linear(s->q, d, in, d, rows, w, d, d, d, w + d * d);
-    nn_linear(k_new, d, in, d, rows, w + proj, d, d, d, w + proj + d * d);
-    nn_linear(v_new, d, in, d, rows, w + 2 * proj, d, d, d, w + 2 * proj + d * d);
+    float *k_new = k + s->first * kvd, *v_new = v + s->first * kvd;
+    nn_linear(s->q, qd, in, d, rows, w + at->q_w, d, qd, d, part(w, at->q_b));
+    nn_linear(k_new, kvd, in, d, rows, w + at->k_w, d, kvd, d, part(w, at->k_b));
+    nn_linear(v_new, kvd, in, d, rows, w + at->v_w, d, kvd, d, part(w, at->v_b));
+    if (c->qk_norm) { /* before RoPE, as Qwen3Attention */
+        norm_heads(s->q, rows, c->heads, m->head_dim, w + at->q_norm, c->norm_eps);
+        norm_heads(k_new, rows, c->kv_heads, m->head_dim, w + at->k_norm, c->norm_eps);
+    }
     if (c->positional == POSENC_POSITIONAL_ROPE) { /* validated up front: the rows' positions */
-        const int32_t *at = s->positions ? s->positions + s->first : NULL;
-        rope_apply_run(s->q, 1, rows, c->heads, s->m->head_dim, POSENC_ROPE_ORDER_BSHD, (int32_t)s->first, at,
-                       at ? rows : 0, s->rope);
-        rope_apply_run(k_new, 1, rows, c->heads, s->m->head_dim, POSENC_ROPE_ORDER_BSHD, (int32_t)s->first, at,
-                       at ? rows : 0, s->rope);
+        const int32_t *pos = s->positions ? s->positions + s->first : NULL;
+        rope_apply_run(s->q, 1, rows, c->heads, m->head_dim, POSENC_ROPE_ORDER_BSHD, (int32_t)s->first, pos,
+                       pos ? rows : 0, s->rope);
+        rope_apply_run(k_new, 1, rows, c->kv_heads, m->head_dim, POSENC_ROPE_ORDER_BSHD, (int32_t)s->first, pos,
+                       pos ? rows : 0, s->rope);
     }
     scale_queries(s);
     float *probs = s->probs ? s->probs + layer * c->heads * rows * keys : NULL;
-    if (s->positions && stack_relative_bias(s->m))
+    if (s->positions && stack_relative_bias(m))
         attend_by_positions(s, k, v, probs);
     else
-        nn_attend(s->ctx, s->q, k, v, d, s->first, rows, c->heads, s->m->head_dim, s->bias, s->key_mask, s->causal,
-                  probs, s->scores);
-    nn_linear(dst, d, s->ctx, d, rows, w + 3 * proj, d, d, d, w + 3 * proj + d * d);
+        nn_attend(s->ctx, s->q, k, v, qd, kvd, m->group, s->first, rows, c->heads, m->head_dim, s->bias,
+                  s->key_mask, s->causal, c->window, probs, s->scores);
+    nn_linear(dst, d, s->ctx, qd, rows, w + at->o_w, qd, d, qd, part(w, at->o_b));
+}
+
+/* out (== x allowed) [rows][d] = the norm of norm_kind with the tensors at g (LAYER: gamma, then beta). */
+static void norm(const model *m, float *out, const float *x, size_t rows, const float *g)
+{
+    size_t d = m->c.d_model;
+    if (m->c.norm_kind == POSENC_NORM_KIND_RMS)
+        nn_rms_norm(out, x, rows, d, g, m->c.norm_eps);
+    else
+        nn_layer_norm(out, x, rows, d, g, g + d, m->c.norm_eps);
+}
+
+/* out [rows][d] = FF(x) (PLAIN or GATED); hidden: rows * stack_hidden_per_row floats. */
+static void feed_forward(const stack *s, float *out, const float *x, const float *ff)
+{
+    const posenc_encoder_config *c = &s->m->c;
+    size_t d = c->d_model, f = c->d_ff, rows = s->rows;
+    if (c->mlp == POSENC_MLP_PLAIN) {
+        nn_feed_forward(out, x, rows, d, f, ff, c->activation, s->hidden);
+        return;
+    }
+    /* down(act(gate(x)) * up(x)): gate rows in hidden, up rows after them */
+    float *gate = s->hidden, *up = gate + rows * f;
+    nn_linear(gate, f, x, d, rows, ff, d, f, d, NULL);
+    nn_linear(up, f, x, d, rows, ff + f * d, d, f, d, NULL);
+    nn_activate(gate, rows * f, c->activation);
+    for (size_t i = 0; i < rows * f; i++)
+        gate[i] *= up[i];
+    nn_linear(out, d, gate, f, rows, ff + 2 * f * d, f, d, f, NULL);
 }
 
 static void layer(const stack *s, const float *w, size_t l)
 {
-    const posenc_encoder_config *c = &s->m->c;
-    size_t d = c->d_model, rows = s->rows, n = rows * d;
-    const float *norm1 = w + 4 * (d * d + d), *ff = norm1 + 2 * d, *norm2 = ff + s->m->ff_len;
-    if (c->norm == POSENC_NORM_PRE) { /* x + f(LN(x)) */
-        nn_layer_norm(s->h, s->x, rows, d, norm1, norm1 + d, c->norm_eps);
+    const model *m = s->m;
+    size_t rows = s->rows, n = rows * m->c.d_model;
+    const float *norm1 = w + m->at.norm1, *ff = w + m->at.ff, *norm2 = w + m->at.norm2;
+    if (m->c.norm == POSENC_NORM_PRE) { /* x + f(LN(x)) */
+        norm(m, s->h, s->x, rows, norm1);
         self_attention(s, s->h, s->h, w, l);
         add_into(s->x, s->h, n);
-        nn_layer_norm(s->h, s->x, rows, d, norm2, norm2 + d, c->norm_eps);
-        nn_feed_forward(s->ctx, s->h, rows, d, c->d_ff, ff, c->activation, s->hidden);
+        norm(m, s->h, s->x, rows, norm2);
+        feed_forward(s, s->ctx, s->h, ff);
         add_into(s->x, s->ctx, n);
     } else { /* LN(x + f(x)) */
         self_attention(s, s->x, s->h, w, l);
         add_into(s->x, s->h, n);
-        nn_layer_norm(s->x, s->x, rows, d, norm1, norm1 + d, c->norm_eps);
-        nn_feed_forward(s->ctx, s->x, rows, d, c->d_ff, ff, c->activation, s->hidden);
+        norm(m, s->x, s->x, rows, norm1);
+        feed_forward(s, s->ctx, s->x, ff);
         add_into(s->x, s->ctx, n);
-        nn_layer_norm(s->x, s->x, rows, d, norm2, norm2 + d, c->norm_eps);
+        norm(m, s->x, s->x, rows, norm2);
     }
 }
 
@@ -437,5 +555,5 @@ void stack_layers(const stack *s)
     for (size_t l = 0; l < c->layers; l++, w += s->m->layer_len)
         layer(s, w, l);
     if (c->final_norm)
-        nn_layer_norm(s->x, s->x, s->rows, c->d_model, w, w + c->d_model, c->norm_eps);
+        norm(s->m, s->x, s->x, s->rows, w);
 }

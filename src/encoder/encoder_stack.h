@@ -13,13 +13,32 @@
 #include "posenc_encoder.h"
 #include "rope_plan.h"
 
+/* A part of a layer that the config leaves out (layer_parts). */
+#define STACK_NO_PART ((size_t)-1)
+
+/* Where each tensor of a layer starts, in floats from the layer's first
+ * (posenc_encoder.h, posenc_encoder_sizes), or STACK_NO_PART. */
+typedef struct layer_parts {
+    size_t q_w, q_b, k_w, k_b, v_w, v_b, o_w, o_b, q_norm, k_norm, norm1, ff, norm2;
+} layer_parts;
+
 /* A validated config, defaults resolved, and its parameter layout (posenc_encoder.h,
- * posenc_encoder_sizes): the floats of each part of params. */
+ * posenc_encoder_sizes): the floats of each part of params. q_dim = heads *
+ * head_dim (a row of queries), kv_dim = kv_heads * head_dim (a row of keys or
+ * values), group = heads / kv_heads (query heads per key head). */
 typedef struct model {
     posenc_encoder_config c;
-    size_t head_dim, ff_len, layer_len, t5_len, pos_len, head_len, params_len;
+    size_t head_dim, q_dim, kv_dim, group, ff_len, layer_len, t5_len, pos_len, head_len, params_len;
+    layer_parts at;
     rope_plan rope; /* ROPE: the checked rotary embedding (frequencies of no particular length) */
 } model;
+
+/* The hidden floats of a feed-forward pass over one row: d_ff, twice that GATED (gate and up). */
+size_t stack_hidden_per_row(const model *m);
+
+/* The floats of the ctx buffer per row: max(d_model, q_dim) (the attention's
+ * context before W_o, and the feed-forward's output). */
+size_t stack_ctx_per_row(const model *m);
 
 /* Checks config (every rule of posenc_encoder_config; the call's argument
  * `index`) and fills *m. */
@@ -61,16 +80,17 @@ int stack_check_buffers(const model *m, const float *params, const int32_t *toke
  * the sequence. Positions: row j's is j (positions NULL), or positions[j]
  * (explicit position ids, for every row [0, first + rows)).
  * Layer l's keys and values are rows of keys + l * layer_stride and
- * keys + l * layer_stride + v_offset, position p at p * d_model: the pass
+ * keys + l * layer_stride + v_offset, position p at p * kv_dim: the pass
  * writes rows [first, first + rows) and its queries read rows [0, first + rows).
  */
 typedef struct stack {
     const model *m;
     const float *params;
     float *x;        /* [rows][d]: the embeddings in, the output out       */
-    float *h, *ctx;  /* [rows][d] each                                     */
-    float *q;        /* [rows][d]                                          */
-    float *hidden;   /* [rows][d_ff], the feed-forward's: may be q's memory */
+    float *h;        /* [rows][d]                                          */
+    float *ctx;      /* [rows][stack_ctx_per_row]                          */
+    float *q;        /* [rows][q_dim]                                      */
+    float *hidden;   /* [rows][stack_hidden_per_row], the feed-forward's: may be q's memory */
     float *scores;   /* min(NN_ATTEND_ROWS, rows) * (first + rows)          */
     float *keys;
     size_t v_offset, layer_stride;

@@ -61,8 +61,13 @@ void nn_attend_head(const nn_head *a)
             size_t i = a->first + r0 + r;
             size_t n = a->causal && i + 1 < a->keys ? i + 1 : a->keys; /* the keys query i reads */
             float *row = p + r * ps;
-            float m = score_row(row, n, a->scale, a->bias ? a->bias + (ptrdiff_t)i * a->bias_step : NULL,
-                                a->key_mask);
+            const float *b = a->bias ? a->bias + (ptrdiff_t)i * a->bias_step : NULL;
+            /* a window: the keys before it masked, the rest scored as they are */
+            size_t lo = a->window && i + 1 > a->window ? i + 1 - a->window : 0;
+            lo = lo < n ? lo : n;
+            for (size_t j = 0; j < lo; j++)
+                row[j] = -INFINITY;
+            float m = score_row(row + lo, n - lo, a->scale, b ? b + lo : NULL, a->key_mask ? a->key_mask + lo : NULL);
             nn_softmax_row_max(row, n, m);
             /* p v reads the block's span; the probabilities run to keys */
             for (size_t j = n, end = a->probs ? a->keys : span; j < end; j++)

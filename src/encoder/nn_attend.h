@@ -18,6 +18,8 @@
  *                 -INFINITY where key_mask[j] == 0;
  *   causal: query i reads only the keys j <= i (the others are neither
  *           computed nor exponentiated: their probability is 0);
+ *   window: 0, or the keys j <= i - window get -INFINITY (probability 0;
+ *           a sliding window, HF's sliding_window_overlay);
  *   p[r][.]     = nn_softmax_row of the keys it reads;
  *   out[r][c]   = sum_j p[r][j] v_j[c], summed over j in order (nn_mix).
  * Rows: q row r at q + r * q_stride, out row r at out + r * out_stride, key
@@ -40,6 +42,7 @@ typedef struct nn_head {
     ptrdiff_t bias_step;
     const int32_t *key_mask;
     int causal;
+    size_t window;
     float *probs;
     size_t probs_stride;
     float *scratch;

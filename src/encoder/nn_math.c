@@ -122,6 +122,14 @@ static f32x4 gelu_tanh4(f32x4 x)
     return f32x4_div(num, d);
 }
 
+/* x sigmoid(x) = x / (1 + e) (x >= 0), x e / (1 + e) (x < 0), e = exp(-|x|) <= 1 */
+static f32x4 silu4(f32x4 x)
+{
+    f32x4 e = nn_exp4(f32x4_sub(f32x4_splat(0.0f), f32x4_abs(x)));
+    f32x4 num = f32x4_select(f32x4_lt(x, f32x4_splat(0.0f)), f32x4_mul(x, e), x);
+    return f32x4_div(num, f32x4_add(f32x4_splat(1.0f), e));
+}
+
 /* One loop per activation over n4 floats (a multiple of 4); the tail runs the
  * same loop on a padded copy. */
 __attribute__((noinline)) static void relu_run(float *x, size_t n4)
@@ -142,10 +150,17 @@ __attribute__((noinline)) static void gelu_tanh_run(float *x, size_t n4)
         f32x4_store(x + j, gelu_tanh4(f32x4_load(x + j)));
 }
 
+__attribute__((noinline)) static void silu_run(float *x, size_t n4)
+{
+    for (size_t j = 0; j < n4; j += 4)
+        f32x4_store(x + j, silu4(f32x4_load(x + j)));
+}
+
 void nn_activate(float *x, size_t n, int activation)
 {
     void (*run)(float *, size_t) = activation == POSENC_ACTIVATION_GELU        ? gelu_run
                                    : activation == POSENC_ACTIVATION_GELU_TANH ? gelu_tanh_run
+                                   : activation == POSENC_ACTIVATION_SILU      ? silu_run
                                                                                : relu_run;
     size_t n4 = n & ~(size_t)3;
     run(x, n4);
@@ -236,5 +251,21 @@ void nn_layer_norm(float *out, const float *x, size_t rows, size_t d, const floa
         double mean, rstd;
         row_stats(x + r * d, d, eps, &mean, &rstd);
         row_out(out + r * d, x + r * d, d, mean, rstd, gamma, beta);
+    }
+}
+
+void nn_rms_norm(float *out, const float *x, size_t rows, size_t d, const float *gamma, double eps)
+{
+    for (size_t r = 0; r < rows; r++) {
+        const float *xr = x + r * d;
+        float *y = out + r * d;
+        double ss = 0.0;
+        PLAIN_LOOP
+        for (size_t k = 0; k < d; k++)
+            ss += (double)xr[k] * (double)xr[k];
+        double rstd = 1.0 / sqrt(ss / (double)d + eps);
+        PLAIN_LOOP
+        for (size_t k = 0; k < d; k++)
+            y[k] = (float)((double)xr[k] * rstd * (gamma ? (double)gamma[k] : 1.0));
     }
 }

@@ -69,7 +69,11 @@ float nn_row_max(const float *x, size_t n);
  * its relative accuracy in the tail, where 1 + erf loses it. GELU (tanh
  * form): x / 2 (1 + tanh u), u = sqrt(2/pi) (x + 0.044715 x^3), as
  * x / (1 + e) for u >= 0 and x e / (1 + e) for u < 0, e = exp(-2 |u|).
- * Both within 1.5e-7 max(|x|, 1) of the exact function (at most 1.22e-7 and
+ * SiLU: x / (1 + e) for x >= 0 and x e / (1 + e) for x < 0, e = exp(-|x|)
+ * (x sigmoid(x) without exp overflowing), within 2 ulp of x sigmoid(x)
+ * for x >= -87.33; below, -0 (exp underflows: the true value is under 1e-35
+ * in magnitude; tests/c/test_block.c checks a sample).
+ * The GELUs within 1.5e-7 max(|x|, 1) of the exact function (at most 1.22e-7 and
  * 1.29e-7 over every float of [-20, 20]; about 1 ulp where |GELU(x)| >= 1;
  * tests/c/test_kernels.c checks a sample).
  */
@@ -80,5 +84,11 @@ void nn_activate(float *x, size_t n, int activation);
  * in k order in double, then one rounding to float (posenc_layer_norm). */
 void nn_layer_norm(float *out, const float *x, size_t rows, size_t d, const float *gamma,
                    const float *beta, double eps);
+
+/* out (== x allowed) = x / sqrt(mean(x^2) + eps) * gamma, per row (RMSNorm,
+ * Zhang & Sennrich 2019; HF LlamaRMSNorm): the mean of squares summed in k
+ * order in double, then (float)(x[k] * r * gamma[k]) in double, r =
+ * 1 / sqrt(mean + eps) (gamma NULL: 1). */
+void nn_rms_norm(float *out, const float *x, size_t rows, size_t d, const float *gamma, double eps);
 
 #endif

@@ -16,8 +16,6 @@
 /* Floats of a feed-forward block [w1 | b1 | w2 | b2]; 0 on overflow. */
 size_t nn_feed_forward_len(size_t d_model, size_t d_ff);
 
-int nn_valid_activation(int activation);
-
 
 /* An additive score bias: query i's row of head h at
  * base + h * head_stride + i * row_step (nn_attend_head's bias and bias_step). */
@@ -31,13 +29,15 @@ typedef struct nn_bias {
  * queries at positions [first, first + rows) against the keys [0, first +
  * rows) (first = 0, rows = seq: self-attention; first = the tokens cached:
  * decoding with a KV cache). q and out hold the rows' queries and outputs,
- * k and v every key and value, each row `stride` floats apart,
- * [heads][head_dim] within a row. bias: base NULL for none. probs:
- * [heads][rows][first + rows] or NULL (then scratch holds
- * min(NN_ATTEND_ROWS, rows) * (first + rows) floats). */
-void nn_attend(float *out, const float *q, const float *k, const float *v, size_t stride, size_t first,
-               size_t rows, size_t heads, size_t head_dim, nn_bias bias, const int32_t *key_mask,
-               int causal, float *probs, float *scratch);
+ * each row q_stride floats apart, [heads][head_dim] within a row; k and v
+ * every key and value, kv_stride apart, [heads / group][head_dim] within a
+ * row: query head h reads key and value head h / group (grouped-query
+ * attention; group 1: one each). bias: base NULL for none. window: 0, or
+ * keys i - j >= window masked (nn_head). probs: [heads][rows][first + rows]
+ * or NULL (then scratch holds min(NN_ATTEND_ROWS, rows) * (first + rows) floats). */
+void nn_attend(float *out, const float *q, const float *k, const float *v, size_t q_stride, size_t kv_stride,
+               size_t group, size_t first, size_t rows, size_t heads, size_t head_dim, nn_bias bias,
+               const int32_t *key_mask, int causal, size_t window, float *probs, float *scratch);
 
 /* out (== x allowed) = W2 act(W1 x + b1) + b2, hidden: rows * d_ff floats. */
 void nn_feed_forward(float *out, const float *x, size_t rows, size_t d, size_t d_ff,

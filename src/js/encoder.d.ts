@@ -1,7 +1,7 @@
 // Type declarations for posenc/encoder: the tiny encoder, .safetensors files,
 // and every declaration of 'posenc' (the entry exports the same functions,
 // run by its own wasm). Layouts, formulas and errors: the docs.
-import type { Float32Target, RopeLayout, RopePrecision, RopeScaling, SinusoidalLayout, WasmSource } from './posenc.js';
+import type { Float32Target, RopeConfigOptions, RopeLayout, RopePrecision, RopeScaling, SinusoidalLayout, WasmSource } from './posenc.js';
 
 export * from './posenc.js';
 
@@ -86,7 +86,7 @@ export interface EncoderShapeOptions {
   /** 'pre': x + f(LN(x)); 'post': LN(x + f(x)); default 'pre' */
   norm?: 'pre' | 'post';
   /** default 'relu'; 'gelu' = erf form (torch nn.GELU()); 'gelu_tanh' = tanh form (HF gelu_new) */
-  activation?: 'relu' | 'gelu' | 'gelu_tanh';
+  activation?: 'relu' | 'gelu' | 'gelu_tanh' | 'silu';
   /** a layer norm after the last layer (tensors norm.weight, norm.bias); default false */
   finalNorm?: boolean;
   /** default (and 0) sqrt(dModel) */
@@ -105,6 +105,20 @@ export interface EncoderShapeOptions {
   keepAttention?: boolean;
   /** a per-position multiplier of every query; default none */
   queryScale?: QueryScale;
+  /** every norm LayerNorm ('layer', weight and bias) or RMSNorm ('rms', weight only); default 'layer' */
+  normKind?: 'layer' | 'rms';
+  /** 'plain': linear1, linear2 with biases; 'gated': mlp.{gate,up,down}_proj, down(act(gate(x)) * up(x)), no biases; default 'plain' */
+  mlp?: 'plain' | 'gated';
+  /** {{KV_HEADS}}; key and value heads (grouped-query attention), heads a multiple of it; default heads */
+  kvHeads?: number;
+  /** {{BLOCK_HEAD_DIM}}; features per head, apart from dModel / heads (the default) */
+  headDim?: number;
+  /** which projections have a bias: 'all' (q, k, v, out), 'none', 'qkv'; default 'all' */
+  attentionBias?: 'all' | 'none' | 'qkv';
+  /** each head's q and k RMS-normalised (self_attn.q_norm.weight, k_norm.weight [headDim]) before RoPE; default false */
+  qkNorm?: boolean;
+  /** {{WINDOW}}; a sliding window: query i attends to keys j with i - j < window (0: none); default 0 */
+  window?: number;
 }
 /** The metadata key under which encoder.toSafetensors() writes the options as JSON: 'posenc.config'. */
 export const CONFIG_METADATA_KEY: 'posenc.config';
@@ -207,6 +221,36 @@ export interface Encoder {
 }
 /** A tiny transformer encoder in wasm; every positional scheme. Call dispose() when done. */
 export function createEncoder(options: EncoderOptions): Encoder;
+/** A Hugging Face causal LM run by posenc's engine (createModel). Call dispose() when done. */
+export interface Model {
+  /** the model_type served (the text model's): 'llama', 'mistral', 'qwen2' or 'qwen3' */
+  readonly modelType: string;
+  /** the engine's options read from config.json (createEncoder's, resolved) */
+  readonly options: Encoder['config'];
+  /** RoPE as ropeFromConfig reads the config */
+  readonly rope: Readonly<RopeConfigOptions>;
+  /** parameters (floats) held in wasm memory */
+  readonly parameterCount: number;
+  /** bytes of wasm memory the weights take (float32) */
+  readonly weightBytes: number;
+  /** next-token logits [seq][vocabSize], causal attention (the checkpoint's forward pass) */
+  logits<Out extends Float32Target = Float32Array>(tokens: Tokens, options?: { positions?: Int32Array | number[]; out?: Out }): Out;
+  /** a KV-cache decoder */
+  decoder(options?: { maxLength?: number }): Decoder;
+  /** generation with a KV cache: greedy by default, the new tokens after prompt */
+  generate(prompt: Tokens, options: GenerateOptions): Int32Array;
+  /** generate() a token at a time: yields each new token as it is chosen */
+  stream(prompt: Tokens, options: GenerateOptions): Generator<number, void, undefined>;
+  /** frees the model's wasm memory (its decoders' too); later calls throw */
+  dispose(): void;
+}
+/**
+ * A Hugging Face Llama-style checkpoint run by posenc's engine: config is config.json parsed
+ * (model_type llama, mistral, qwen2, qwen3, or one of them as text_config), weights the bytes
+ * of model.safetensors or an Array of its shards (F32, F16 or BF16), index optionally
+ * model.safetensors.index.json parsed. See docs/encoder.md.
+ */
+export function createModel(options: { config: object; weights: Uint8Array | ArrayBuffer | Array<Uint8Array | ArrayBuffer>; index?: object }): Model;
 /** The tensor names and shapes createEncoder expects, in parameter order; at most 2^21 tensors (a RangeError past that). */
 export function encoderTensorShapes(options: EncoderShapeOptions): Record<string, number[]>;
 /** Stable softmax of each row (cols wide, default one row), in place; -Infinity = masked. */

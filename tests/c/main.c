@@ -6,6 +6,7 @@
 int check_passed, check_failed;
 
 void test_status(void);
+void test_errors(void);
 void test_sinusoidal(void);
 void test_vision(void);
 void test_relative(void);
@@ -19,10 +20,12 @@ void test_hardening(void);
 void test_aliasing(void);
 void test_anchors(void);
 void test_kernels(void);
+void test_block(void);
 
 int main(void)
 {
     test_status();
+    test_errors();
     test_sinusoidal();
     test_vision();
     test_relative();
@@ -36,6 +39,7 @@ int main(void)
     test_aliasing();
     test_anchors();
     test_kernels();
+    test_block();
     printf("c: %d passed, %d failed\n", check_passed, check_failed);
     return check_failed ? 1 : 0;
 }

@@ -264,7 +264,7 @@ static void test_blocks(void)
         ref_linear(fw, hd, R, FH, p + FH * FD + FH, FD, p + 2 * FH * FD + FH);
         CHECKF(rel_error(f, fw, COUNT(f)) < 1e-6, "activation %d: %g", a, rel_error(f, fw, COUNT(f)));
     }
-    CHECK(posenc_feed_forward(f, COUNT(f), f, COUNT(f), R, FD, FH, p, COUNT(p), 3, hid, COUNT(hid)) == POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(posenc_feed_forward(f, COUNT(f), f, COUNT(f), R, FD, FH, p, COUNT(p), 4, hid, COUNT(hid)) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(posenc_feed_forward(f, COUNT(f), f, COUNT(f), R, FD, FH, p, COUNT(p), 0, hid, COUNT(hid) - 1) == POSENC_ERR_BUFFER_TOO_SMALL);
 
     /* mean pooling over the kept rows; embedding lookup */

@@ -59,13 +59,13 @@ describe('the tarball (npm pack)', () => {
       'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md',
       'dist/posenc.mjs', 'dist/posenc.cjs', 'dist/posenc.d.ts', 'dist/posenc.d.cts', 'dist/posenc.wasm',
       'dist/encoder.mjs', 'dist/encoder.cjs', 'dist/encoder.d.ts', 'dist/encoder.d.cts', 'dist/posenc-encoder.wasm',
-      'bin/posenc.js', 'dist/cli.mjs',
+      'bin/posenc.js', 'dist/cli.mjs', 'src/cli/torch.js',
       'include/posenc.h', 'include/posenc_encoder.h', 'src/encoder/encoder.c',
     ];
     for (const file of needed) expect(files).toContain(file);
     // the C sources ship for C users who vendor from npm; nothing else may come along
     // and what the docs link to: their picture, the examples, the training notes
-    const allowed = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/[\w-]+\.md|docs\/train-view\.png|examples\/[\w-]+\.mjs|examples\/worker\/[\w-]+\.(js|html)|tools\/train\/README\.md|dist\/(?:posenc|encoder)[\w-]*\.(mjs|cjs|d\.ts|d\.cts|wasm)|dist\/cli\.mjs|bin\/posenc\.js|include\/posenc(?:_encoder)?\.h|src\/(?:encoder\/)?\w+\.[ch])$/;
+    const allowed = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/[\w-]+\.md|docs\/train-view\.png|examples\/[\w-]+\.mjs|examples\/worker\/[\w-]+\.(js|html)|tools\/train\/README\.md|dist\/(?:posenc|encoder)[\w-]*\.(mjs|cjs|d\.ts|d\.cts|wasm)|dist\/cli\.mjs|src\/cli\/torch\.js|bin\/posenc\.js|include\/posenc(?:_encoder)?\.h|src\/(?:encoder\/)?\w+\.[ch])$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
   });
 

@@ -81,7 +81,6 @@ describe('what it serves', () => {
     ['/models/manifest.json', 'application/json; charset=utf-8'],
     // package.json's "files": shipped by npm, so served (the notebook view imports the CLI's printer)
     ['/src/cli/torch.js', 'text/javascript; charset=utf-8'],
-    ['/src/cli/main.js', 'text/javascript; charset=utf-8'],
     ['/bin/posenc.js', 'text/javascript; charset=utf-8'],
     ['/dist/encoder.mjs', 'text/javascript; charset=utf-8'],
     ['/dist/posenc-encoder.wasm', 'application/wasm'],
@@ -432,10 +431,10 @@ describe('symlinks, odd files and slow clients (a scratch root: web/, dist/, src
     symlinkSync('../web/main.js', join(scratch, 'dist', 'posenc.mjs')); // a page file under a package name
     symlinkSync(join(outside, 'secret.js'), join(scratch, 'web', 'secret.js')); // out of the repository
     symlinkSync(outside, join(scratch, 'web', 'out')); // a folder out of the repository
-    symlinkSync(join(outside, 'secret.js'), join(scratch, 'src', 'cli', 'torch2.js')); // a shipped name (src/cli/*.js), out of the repository
+    symlinkSync(join(outside, 'secret.js'), join(scratch, 'dist', 'posenc-chunk-secret.mjs')); // a shipped name (dist/posenc-chunk-*.mjs), out of the repository
     symlinkSync('/etc/passwd', join(scratch, 'web', 'passwd.js'));
     symlinkSync('main.js', join(scratch, 'web', 'alias.js')); // inside web/: fine
-    symlinkSync('torch.js', join(scratch, 'src', 'cli', 'alias.js')); // a package file to a package file: fine
+    symlinkSync('posenc.wasm', join(scratch, 'dist', 'posenc-chunk-alias.mjs')); // a package file to a package file: fine
     spawnSync('mkfifo', [join(scratch, 'web', 'fifo.js')]); // opening a FIFO to read would wait for a writer
     ({ server: other } = await listen({ port: 0, root: scratch, timeouts: { headers: 500, request: 1000 } }));
   });
@@ -445,7 +444,7 @@ describe('symlinks, odd files and slow clients (a scratch root: web/, dist/, src
     rmSync(outside, { recursive: true, force: true });
   });
 
-  test.each(['/pkg.js', '/cli.js', '/dist/posenc.mjs', '/secret.js', '/out/secret.js', '/src/cli/torch2.js', '/passwd.js'])(
+  test.each(['/pkg.js', '/cli.js', '/dist/posenc.mjs', '/secret.js', '/out/secret.js', '/dist/posenc-chunk-secret.mjs', '/passwd.js'])(
     'a symlink from %s to a file outside its served root (or the repository) gets 404',
     async (target) => {
       const r = await at(target);
@@ -461,7 +460,7 @@ describe('symlinks, odd files and slow clients (a scratch root: web/, dist/, src
 
   test('a symlink that stays inside its root is served; so are the plain files', async () => {
     expect((await at('/alias.js')).body.toString()).toBe('export {};\n');
-    expect((await at('/src/cli/alias.js')).body.toString()).toBe('export {};\n');
+    expect((await at('/dist/posenc-chunk-alias.mjs')).body.toString()).toBe('wasm');
     expect((await at('/main.js')).status).toBe(200);
     expect((await at('/dist/posenc.wasm')).status).toBe(200);
     expect((await at('/src/cli/torch.js')).status).toBe(200);

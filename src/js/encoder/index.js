@@ -7,6 +7,7 @@ import { makeInit } from '../core/load.js';
 
 export * from '../api.js';
 export { createEncoder, encoderTensorShapes } from './encoder.js';
+export { createModel } from './model.js';
 export { POSITIONAL_TYPES, CONFIG_METADATA_KEY } from './options.js';
 export { softmax } from './softmax.js';
 export { readSafetensors, writeSafetensors, SAFETENSORS_DTYPES } from './safetensors.js';

@@ -22,7 +22,7 @@ export function tensorLayout(fn, c) {
     return offset - start;
   };
   // the element counts first, by the options that make them: vocabSize * dModel, classes * dModel, ...
-  const counts = [{ vocabSize: c.vocabSize, dModel: d }, { dFF: c.dFF, dModel: d }, { classes: c.classes, dModel: d }];
+  const counts = [{ vocabSize: c.vocabSize, dModel: d }, { dFF: c.dFF, dModel: d }, { classes: c.classes, dModel: d }, { heads: c.heads, headDim: c.headDim ?? 1, dModel: d }];
   if (c.languages) counts.push({ languages: c.languages, dModel: d });
   if (c.positional.type === 't5') counts.push({ 'positional.numBuckets': c.positional.numBuckets, heads: c.heads });
   if (c.positional.type === 'learned') counts.push({ 'positional.maxLength': c.positional.maxLength, dModel: d });
@@ -32,19 +32,34 @@ export function tensorLayout(fn, c) {
   if (c.positional.type === 'learned') before.push({ name: 'pos_embed.weight', shape: [c.positional.maxLength, d], init: 'embed' });
   if (c.languages) before.push({ name: 'language_embed.weight', shape: [c.languages, d], init: 'embed' });
   if (c.positional.type === 't5') before.push({ name: 'relative_attention_bias.weight', shape: [c.positional.numBuckets, c.heads], init: 'bias' });
+  // the block's parts (include/posenc_encoder.h, posenc_encoder_sizes): at their defaults, the copy models' layer
+  const hd = c.headDim ?? Math.floor(d / c.heads);
+  const qd = c.heads * hd;
+  const kvd = (c.kvHeads ?? c.heads) * hd;
+  const biased = (c.attentionBias ?? 'all') !== 'none';
+  const layerNorm = (c.normKind ?? 'layer') === 'layer';
+  const norm = (name) => [{ name: `${name}.weight`, shape: [d], init: 'one' }, ...(layerNorm ? [{ name: `${name}.bias`, shape: [d], init: 'zero' }] : [])];
   const layer = [];
-  for (const proj of ['q_proj', 'k_proj', 'v_proj', 'out_proj']) {
-    layer.push({ name: `self_attn.${proj}.weight`, shape: [d, d], init: 'linear', fanIn: d });
-    layer.push({ name: `self_attn.${proj}.bias`, shape: [d], init: 'linear', fanIn: d });
+  for (const [proj, out, bias] of [['q_proj', qd, biased], ['k_proj', kvd, biased], ['v_proj', kvd, biased], ['out_proj', d, (c.attentionBias ?? 'all') === 'all']]) {
+    const fanIn = proj === 'out_proj' ? qd : d;
+    layer.push({ name: `self_attn.${proj}.weight`, shape: [out, fanIn], init: 'linear', fanIn });
+    if (bias) layer.push({ name: `self_attn.${proj}.bias`, shape: [out], init: 'linear', fanIn });
   }
-  layer.push({ name: 'norm1.weight', shape: [d], init: 'one' }, { name: 'norm1.bias', shape: [d], init: 'zero' });
-  layer.push({ name: 'linear1.weight', shape: [c.dFF, d], init: 'linear', fanIn: d });
-  layer.push({ name: 'linear1.bias', shape: [c.dFF], init: 'linear', fanIn: d });
-  layer.push({ name: 'linear2.weight', shape: [d, c.dFF], init: 'linear', fanIn: c.dFF });
-  layer.push({ name: 'linear2.bias', shape: [d], init: 'linear', fanIn: c.dFF });
-  layer.push({ name: 'norm2.weight', shape: [d], init: 'one' }, { name: 'norm2.bias', shape: [d], init: 'zero' });
+  if (c.qkNorm) layer.push({ name: 'self_attn.q_norm.weight', shape: [hd], init: 'one' }, { name: 'self_attn.k_norm.weight', shape: [hd], init: 'one' });
+  layer.push(...norm('norm1'));
+  if ((c.mlp ?? 'plain') === 'gated') {
+    layer.push({ name: 'mlp.gate_proj.weight', shape: [c.dFF, d], init: 'linear', fanIn: d });
+    layer.push({ name: 'mlp.up_proj.weight', shape: [c.dFF, d], init: 'linear', fanIn: d });
+    layer.push({ name: 'mlp.down_proj.weight', shape: [d, c.dFF], init: 'linear', fanIn: c.dFF });
+  } else {
+    layer.push({ name: 'linear1.weight', shape: [c.dFF, d], init: 'linear', fanIn: d });
+    layer.push({ name: 'linear1.bias', shape: [c.dFF], init: 'linear', fanIn: d });
+    layer.push({ name: 'linear2.weight', shape: [d, c.dFF], init: 'linear', fanIn: c.dFF });
+    layer.push({ name: 'linear2.bias', shape: [d], init: 'linear', fanIn: c.dFF });
+  }
+  layer.push(...norm('norm2'));
   const after = [];
-  if (c.finalNorm) after.push({ name: 'norm.weight', shape: [d], init: 'one' }, { name: 'norm.bias', shape: [d], init: 'zero' });
+  if (c.finalNorm) after.push(...norm('norm'));
   if (c.lmHead && !c.tieEmbeddings) after.push({ name: 'lm_head.weight', shape: [c.vocabSize, d], init: 'linear', fanIn: d });
   const head = c.classes
     ? [

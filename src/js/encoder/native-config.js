@@ -3,7 +3,7 @@
 // its RoPE points at, the sizes the C works out for it, and how messages
 // name the config's C fields.
 import {
-  activation, encoder_config as CONFIG, lm_head, norm_placement, positional, query_scale, status as STATUS,
+  activation, attention_bias, encoder_config as CONFIG, lm_head, mlp_kind, norm_kind, norm_placement, positional, query_scale, status as STATUS,
 } from '../../../build/abi.js';
 import { cError, camel } from '../core/errors.js';
 import { allocateFor, heapCall } from '../core/heap.js';
@@ -58,6 +58,13 @@ function configFields(c, sc, pointers) {
     embed_scale: c.embedScale ?? 0,
     norm_eps: c.normEps,
     positional: positional.indexOf(p.type),
+    norm_kind: norm_kind.indexOf(c.normKind ?? 'layer'),
+    mlp: mlp_kind.indexOf(c.mlp ?? 'plain'),
+    kv_heads: c.kvHeads ?? 0,
+    head_dim: c.headDim ?? 0,
+    attention_bias: attention_bias.indexOf(c.attentionBias ?? 'all'),
+    qk_norm: c.qkNorm ? 1 : 0,
+    window: c.window ?? 0,
   };
   if (p.type === 'sinusoidal') fields.sinusoidal = { base: p.base, layout: LAYOUTS.indexOf(p.layout) };
   if (p.type === 'rope') fields.rope = ropeFields(p, sc, pointers);
@@ -79,7 +86,7 @@ export function writeConfig(fn, ptr, c, sc, pointers = []) {
 
 // The options a C field of the config stands for ('d_ff' -> 'dFF', 'base' ->
 // 'positional.base'): the positional scheme's settings are positional's.
-const TOP = { d_ff: 'dFF', lm_head: 'lmHead', seq: 'tokens.length', max_length: 'maxLength', head_dim: 'headDim = dModel / heads' };
+const TOP = { d_ff: 'dFF', lm_head: 'lmHead', seq: 'tokens.length', max_length: 'maxLength' };
 const POSITIONAL_FIELDS = ['base', 'layout', 'rotary_dim', 'precision', 'max_bias', 'num_buckets', 'max_distance', 'd_model_layout'];
 
 /** How errors name a config's C fields, and what the caller gave (context of heapCall and cError). */
@@ -87,6 +94,7 @@ export function configContext(c) {
   const label = (cName) => {
     const name = cName.replace(/^\w+->/, '').replace(/^rope\./, '');
     if (Object.hasOwn(TOP, name)) return TOP[name];
+    if (name === 'head_dim') return c.headDim === undefined ? 'headDim = dModel / heads' : 'headDim';
     if (name.startsWith('scaling')) return `positional.${camel(name)}`;
     if (name.startsWith('learned.') || name.startsWith('t5.')) return `positional.${camel(name.split('.')[1])}`;
     if (name === 'query_scale.original_max_position') return 'queryScale.originalMaxPositionEmbeddings';

@@ -2,7 +2,7 @@
 // and masks: their types, keys and shapes. Each option's meaning and range:
 // include/posenc_encoder.h, posenc_encoder_config, checked there (C validates:
 // native-config.js checkConfig).
-import { activation, norm_placement, positional as POSITIONAL_NAMES, rope_precision } from '../../../build/abi.js';
+import { activation, attention_bias, mlp_kind, norm_kind, norm_placement, positional as POSITIONAL_NAMES, rope_precision } from '../../../build/abi.js';
 import { describe, fail, isPlainObject, typedArrayType } from '../core/describe.js';
 import { INT32_MAX, INT32_MIN, boolean, integer, later, oneOf, readOptions, readTagged } from '../core/options.js';
 import { param, row } from './rows.js';
@@ -186,6 +186,14 @@ export const createSpec = {
   tieEmbeddings: boolean({ default: false }),
   keepAttention: boolean({ default: false }),
   queryScale: later({ optional: true }),
+  // the block's parts (posenc_encoder_config: a Llama-style decoder's; the defaults are the copy models')
+  normKind: oneOf(norm_kind, { default: 'layer' }),
+  mlp: oneOf(mlp_kind, { default: 'plain' }),
+  kvHeads: param('KV_HEADS', 'size', { optional: true }),
+  headDim: param('BLOCK_HEAD_DIM', 'size', { optional: true }),
+  attentionBias: oneOf(attention_bias, { default: 'all' }),
+  qkNorm: boolean({ default: false }),
+  window: param('WINDOW', 'size', { default: 0, zeroAllowed: true }),
   weights: later(),
 };
 /** The options that describe a model: createEncoder's, without weights. */
@@ -224,7 +232,7 @@ export function readCreateOptions(fn, options) {
  */
 export function resolveConfig(fn, o) {
   const { weights: _, ...c } = o;
-  c.positional = readPositional(fn, c.positional, Math.floor(c.dModel / c.heads));
+  c.positional = readPositional(fn, c.positional, c.headDim ?? Math.floor(c.dModel / c.heads));
   c.queryScale = readQueryScale(fn, c.queryScale);
   if (c.tieEmbeddings && c.lmHead === false) {
     throw new RangeError(`posenc.${fn}: tieEmbeddings: true is an LM head (its weight is embed.weight), got lmHead: false beside it`);
