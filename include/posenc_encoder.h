@@ -34,7 +34,9 @@ extern "C" {
  * GELU within 1.5e-7 max(|x|, 1) (src/nn_math.h). Against the same maths in
  * double, a forward pass agrees to ~1e-6 relative (tested to 1e-5).
  * Non-finite weights propagate; they are not checked (F16 weights: see
- * posenc_weight_format).
+ * posenc_weight_format). The sizes of the blocks (vocab_size, d_model,
+ * heads, head_dim, d_ff, in_features, out_features, cols) are 1 ..
+ * POSENC_POSITION_MAX, as their rows state.
  */
 
 /* Activations of the feed-forward block (Hendrycks & Gimpel 2016, GELU). */
@@ -98,7 +100,8 @@ POSENC_API int posenc_linear(float *out, size_t out_len, const float *x, size_t 
  * -INFINITY entries (masked scores) get probability 0; a row of only
  * -INFINITY becomes zeros (nothing to attend to), never NaN.
  *
- *   cols     >= 1;  entries NaN or +INFINITY: POSENC_ERR_INVALID_ARGUMENT
+ *   cols     1 .. POSENC_POSITION_MAX;  entries NaN or +INFINITY:
+ *            POSENC_ERR_INVALID_ARGUMENT
  */
 POSENC_API int posenc_softmax(float *x, size_t x_len, size_t rows, size_t cols);
 

@@ -6,6 +6,7 @@
 int check_passed, check_failed;
 
 void test_status(void);
+void test_errors(void);
 void test_sinusoidal(void);
 void test_vision(void);
 void test_relative(void);
@@ -25,6 +26,7 @@ void test_half_weights(void);
 int main(void)
 {
     test_status();
+    test_errors();
     test_sinusoidal();
     test_vision();
     test_relative();

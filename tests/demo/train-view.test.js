@@ -68,7 +68,7 @@ function generated(scheme, symbols) {
 /** Attention of every layer and the right/wrong list of a typed sequence, in Node. */
 function attention(scheme, symbols) {
   const tokens = copySequence([...symbols].map((c) => c.charCodeAt(0) - 97 + 2));
-  const enc = posenc.createEncoder({ weights: bytes[scheme] });
+  const enc = posenc.createEncoder({ weights: bytes[scheme], keepAttention: true });
   const logits = enc.logits(tokens, { causal: true });
   const probs = Array.from({ length: enc.config.layers }, (_, l) => enc.attention(l));
   const out = { L: tokens.length, heads: enc.config.heads, layers: enc.config.layers, probs, correct: copyCorrect(tokens, logits) };
