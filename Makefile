@@ -310,13 +310,14 @@ bench-ort: $(ORT_STAMP) $(ONNX_INDEX) $(BENCH_CKPT)
 
 # budgets.mjs and page-timings.mjs: the time budgets the tests do not assert (no
 # clock in a test), each against a floor measured in the same run.
-bench: deps wasm js build/bench/probes.wasm build/bench/kernels.wasm bench-ort
+bench: deps wasm js build/bench/probes.wasm build/bench/kernels.wasm build/bench/half-weights.wasm bench-ort
 	$(NODE) bench/run.mjs
 	$(NODE) bench/breakdown.mjs
 	$(NODE) bench/encoder-ort.mjs
 	$(NODE) bench/generate-ort.mjs
 	$(NODE) bench/checkpoint-ort.mjs
 	$(NODE) bench/kernels.mjs
+	$(NODE) bench/half-weights.mjs
 	$(NODE) bench/decode.mjs
 	$(NODE) bench/size.mjs
 	$(NODE) bench/budgets.mjs

@@ -18,6 +18,11 @@
 //   fed back with the presents as the past (new input tensors each run).
 //   posenc: model.generate(prompt, { maxNewTokens: 256 }), which makes its
 //   decoder per call, all in C.
+// - posenc's generation on the weights rounded to BF16 and to F16
+//   (writeSafetensors), which createModel keeps as given (weightFormat, 2
+//   bytes a matrix value), against the same rounded values in an F32 file
+//   (widened: 4 bytes): the same tokens (checked), their own (the rounding
+//   moves the logits).
 // Every contender runs interleaved, BENCH_CHECKPOINT_ROUNDS rounds (default 9)
 // after 2 warm-up rounds; medians; posenc's speed as a multiple of ORT's (ORT
 // ms / posenc ms: above 1, posenc is faster).
@@ -27,8 +32,9 @@
 // generation step's logits (posenc's decoder fed ORT's tokens one by one)
 // agree with ORT's to 1e-5 of the largest |logit|.
 //
-// Also printed: memory, the wasm heap's bytes after the rounds (posenc:
-// memoryStats(); ORT: the WebAssembly.Memory it creates, ort-peer.mjs), and
+// Also printed: memory, the wasm heap's bytes after the checks' generation
+// (posenc: memoryStats(); ORT: the WebAssembly.Memory it creates,
+// ort-peer.mjs), and
 // what a page downloads (the library's files, gzip -9, and the weights' file);
 // the time to load (createModel from the bytes; InferenceSession.create, which
 // for the first session also compiles ORT's wasm), one cold run each.
@@ -107,6 +113,23 @@ export async function checkpointOrt() {
   const decoderBytes = decoder.memoryBytes; // its cache at prompt + 255 positions, and its work buffers
   if (prefillDiff > TOLERANCE) failures.push(`prefill logits differ by ${prefillDiff.toExponential(1)} (relative) > ${TOLERANCE}`);
   if (stepDiff > TOLERANCE) failures.push(`generation logits differ by ${stepDiff.toExponential(1)} (relative) > ${TOLERANCE}`);
+  // the heaps now, each engine having run the generation (ORT's grows no further in the rounds; posenc's
+  // would hold the rounded copies below too)
+  const heap = { posenc: posenc.memoryStats(), ort: ortHeapBytes() };
+
+  const { tensors } = posenc.readSafetensors(file('model.safetensors'));
+  const write = (from, dtype) => posenc.writeSafetensors(Object.fromEntries(Object.entries(from).map(([n, t]) => [n, { shape: t.shape, data: t.data, dtype }])));
+  const halves = {}; // dtype -> { kept, widened }
+  for (const dtype of ['BF16', 'F16']) {
+    const bytes = write(tensors, dtype);
+    halves[dtype] = {
+      kept: posenc.createModel({ config, weights: bytes }),
+      widened: posenc.createModel({ config, weights: write(posenc.readSafetensors(bytes).tensors, 'F32') }),
+    };
+    const { kept, widened } = halves[dtype];
+    if (kept.weightFormat !== dtype || widened.weightFormat !== 'F32') failures.push(`the ${dtype} copy is held as ${kept.weightFormat}, its widened copy as ${widened.weightFormat}`);
+    if (!same(kept.generate(prompt, { maxNewTokens: NEW_TOKENS }), widened.generate(prompt, { maxNewTokens: NEW_TOKENS }))) failures.push(`the ${dtype} copy kept and widened generate different tokens`);
+  }
 
   const contenders = {
     'ORT prefill': async () => {
@@ -121,14 +144,21 @@ export async function checkpointOrt() {
     'ORT generate': () => loop.generate(null),
     'posenc generate': () => model.generate(prompt, { maxNewTokens: NEW_TOKENS }),
   };
+  for (const [dtype, { kept, widened }] of Object.entries(halves)) {
+    contenders[`${dtype} kept`] = () => kept.generate(prompt, { maxNewTokens: NEW_TOKENS });
+    contenders[`${dtype} widened`] = () => widened.generate(prompt, { maxNewTokens: NEW_TOKENS });
+  }
   const times = await interleaved(contenders, { warmup: 2, warmupMs: 0, rounds: ROUNDS, minMs: 0 });
   if (process.env.BENCH_TRACE) console.log(JSON.stringify(Object.fromEntries(Object.entries(times).map(([k, t]) => [k, t.map((x) => +x.toFixed(1))]))));
   const ms = Object.fromEntries(Object.entries(times).map(([k, t]) => [k, median(t)]));
   for (const k of ['ORT prefill', 'posenc prefill']) ms[k] /= PREFILL_REPS;
-  const heap = { posenc: posenc.memoryStats(), ort: ortHeapBytes() };
   await session.release();
   decoder.dispose();
   model.dispose();
+  for (const { kept, widened } of Object.values(halves)) {
+    kept.dispose();
+    widened.dispose();
+  }
 
   for (const f of failures) console.log(`FAILED: ${f}`);
   console.log('| path | ORT ms | posenc ms | x ORT | ORT tokens/s | posenc tokens/s | max diff (rel) |');
@@ -137,12 +167,18 @@ export async function checkpointOrt() {
     console.log(`| ${what} | ${ortMs.toFixed(1)} | ${posencMs.toFixed(1)} | ${(ortMs / posencMs).toFixed(2)}x | ${Math.round(n / (ortMs / 1e3))} | ${Math.round(n / (posencMs / 1e3))} | ${diff.toExponential(1)} |`);
   row(`prefill, ${prompt.length} tokens (prompt tokens/s)`, ms['ORT prefill'], ms['posenc prefill'], prompt.length, prefillDiff);
   row(`generation of ${NEW_TOKENS} (tokens/s)`, ms['ORT generate'], ms['posenc generate'], NEW_TOKENS, stepDiff);
+  console.log(`| posenc's generation of ${NEW_TOKENS} on the weights rounded | kept as given, ms | widened to F32, ms | x widened | kept, tokens/s | weights kept / widened, bytes |`);
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
+  for (const [dtype, { kept, widened }] of Object.entries(halves)) {
+    const [k, w] = [ms[`${dtype} kept`], ms[`${dtype} widened`]];
+    console.log(`| ${dtype} | ${k.toFixed(1)} | ${w.toFixed(1)} | ${(w / k).toFixed(2)}x | ${Math.round(NEW_TOKENS / (k / 1e3))} | ${kept.weightBytes} / ${widened.weightBytes} |`);
+  }
 
   const lib = { posenc: sizes([new URL('dist/encoder.mjs', root)]), ort: sizes(ORT_FILES.map((f) => new URL(f, ORT_DIST))) };
   const weights = { posenc: file('config.json').length + file('model.safetensors').length, ort: file('step.onnx').length };
   console.log('| | ORT | posenc |');
   console.log('| --- | ---: | ---: |');
-  console.log(`| wasm heap after the rounds, bytes | ${heap.ort ?? '?'} (${heap.ort ? mb(heap.ort) : 'not seen'}) | ${heap.posenc.memoryBytes} (${mb(heap.posenc.memoryBytes)}; ${heap.posenc.allocatedBytes} allocated, of which the weights ${weightBytes} and a decoder after ${prompt.length + NEW_TOKENS - 1} positions ${decoderBytes}) |`);
+  console.log(`| wasm heap after a generation, bytes | ${heap.ort ?? '?'} (${heap.ort ? mb(heap.ort) : 'not seen'}) | ${heap.posenc.memoryBytes} (${mb(heap.posenc.memoryBytes)}; ${heap.posenc.allocatedBytes} allocated, of which the weights ${weightBytes} and a decoder after ${prompt.length + NEW_TOKENS - 1} positions ${decoderBytes}) |`);
   console.log(`| library download, bytes raw / gzip -9 | ${lib.ort.raw} / ${lib.ort.gz} (${ORT_FILES.join(', ')}) | ${lib.posenc.raw} / ${lib.posenc.gz} (dist/encoder.mjs, the wasm inline) |`);
   console.log(`| model download, bytes | ${weights.ort} (step.onnx) | ${weights.posenc} (config.json, model.safetensors) |`);
   console.log(`| load, ms (one cold run) | ${ortLoad.toFixed(0)} (InferenceSession.create, ORT's wasm compiled) | ${posencLoad.toFixed(0)} (createModel) |`);

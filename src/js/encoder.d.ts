@@ -229,9 +229,11 @@ export interface Model {
   readonly options: Encoder['config'];
   /** RoPE as ropeFromConfig reads the config */
   readonly rope: Readonly<RopeConfigOptions>;
-  /** parameters (floats) held in wasm memory */
+  /** the checkpoint's parameters (values) */
   readonly parameterCount: number;
-  /** bytes of wasm memory the weights take (float32) */
+  /** how wasm memory holds the matrices: 'F16' or 'BF16' when every matrix of the checkpoint has that dtype (kept as given), else 'F32' */
+  readonly weightFormat: 'F32' | 'F16' | 'BF16';
+  /** bytes of wasm memory the weights take: 4 a value, 2 a matrix value with weightFormat F16 or BF16 */
   readonly weightBytes: number;
   /** next-token logits [seq][vocabSize], causal attention (the checkpoint's forward pass) */
   logits<Out extends Float32Target = Float32Array>(tokens: Tokens, options?: { positions?: Int32Array | number[]; out?: Out }): Out;
