@@ -55,7 +55,7 @@ function usesRope(fn, m, i, n) {
   return (i + 1) % every(fn, m, 'no_rope_layer_interval', 4) !== 0;
 }
 
-const ZAMBA2_BLOCKS = `m${'mmmmmh'.repeat(7)}mmmmhmmmhmm`; // Zamba2Config's default layers_block_type (54 layers)
+const ZAMBA2_BLOCKS = 'mmmmmmhmmmmmhmmmmmhmmmmmhmmmmmhmmmmmhmmmmmhmmmmhmmmhmm'; // Zamba2Config's default layers_block_type (54 layers)
 
 /**
  * Each rule: (fn, m, i, n, given) -> { type, rope } for layer i of n, given

@@ -6,10 +6,12 @@ import { COMPOSITES } from './families.js';
 import { own, quote } from './read.js';
 
 const list = (s) => s.trim().split(/\s+/);
+// Plain literals, the lookup built when first read: a bundle that never calls
+// ropeFromConfig drops them (a call at the top level would keep them)
 
 /** Each scheme: the model types that use it, and what ropeFromConfig's error says. */
 export const SCHEMES = [
-  ['learned', 'learned absolute position embeddings (a table of the checkpoint; posenc/encoder: positional { type: \'learned\' })', list(`
+  ['learned', 'learned absolute position embeddings (a table of the checkpoint; posenc/encoder: positional { type: \'learned\' })', (`
     aimv2 aimv2_vision_model albert align altclip audio-spectrogram-transformer audioflamingo3_encoder bark bart bert
     bert-generation big_bird bigbird_pegasus biogpt blenderbot blenderbot-small blip blip-2 blip_2_qformer bridgetower
     bros camembert canine chinese_clip chinese_clip_vision_model clip clip_text_model clip_vision_model clipseg
@@ -23,40 +25,45 @@ export const SCHEMES = [
     sam_hq_vision_model sam_vision_model seggpt siglip siglip2 siglip2_vision_model siglip_vision_model smolvlm_vision
     splinter squeezebert table-transformer tapas timesformer trocr tvp vilt visual_bert vit vit_mae vit_msn vitdet
     vitpose_backbone vivit voxtral_encoder xclip xlm xlm-roberta xlm-roberta-xl xmod yolos yoso`)],
-  ['sinusoidal', 'fixed sinusoidal absolute position embeddings (sinusoidal)', list(`
+  ['sinusoidal', 'fixed sinusoidal absolute position embeddings (sinusoidal)', (`
     autoformer ctrl d_fine dab-detr edgetam edgetam_vision_model fsmt informer kosmos-2.5 m2m_100 marian mask2former
     maskformer musicgen musicgen_melody nllb-moe oneformer patchtsmixer patchtst pegasus pegasus_x pp_doclayout_v3
     roformer rt_detr rt_detr_v2 speech_to_text speecht5 time_series_transformer timesfm videomae whisper xglm`)],
-  ['t5-buckets', "T5's relative position buckets: t5Buckets and t5Bias", list(`
+  ['t5-buckets', "T5's relative position buckets: t5Buckets and t5Bias", (`
     cpmant longt5 mpnet mt5 pix2struct pop2piano prophetnet switch_transformers t5 udop umt5`)],
-  ['deberta-buckets', "DeBERTa's log buckets of relative positions: debertaBuckets", list('deberta deberta-v2 sew-d')],
-  ['relative', 'relative positions of its own kind (Transformer-XL and XLNet relative attention: transformerXLEmbedding; Swin window biases; conformer relative encodings), not RoPE', list(`
+  ['deberta-buckets', "DeBERTa's log buckets of relative positions: debertaBuckets", ('deberta deberta-v2 sew-d')],
+  ['relative', 'relative positions of its own kind (Transformer-XL and XLNet relative attention: transformerXLEmbedding; Swin window biases; conformer relative encodings), not RoPE', (`
     beit clap data2vec-vision donut-swin fastspeech2_conformer fastspeech2_conformer_with_hifigan funnel gemma3n_audio
     gemma3n_vision maskformer-swin parakeet_ctc parakeet_encoder seamless_m4t_v2 swin swin2sr swinv2 vits wavlm xlnet`)],
-  ['convolutional', 'a convolution over the sequence as its position signal (wav2vec 2.0 style), no position table', list(`
+  ['convolutional', 'a convolution over the sequence as its position signal (wav2vec 2.0 style), no position table', (`
     data2vec-audio hubert sew unispeech unispeech-sat wav2vec2`)],
-  ['none', 'no positions at all (a state-space, recurrent or convolutional model: order comes from its recurrence or convolutions)', list(`
+  ['none', 'no positions at all (a state-space, recurrent or convolutional model: order comes from its recurrence or convolutions)', (`
     bit convnext convnextv2 cvt dac depth_anything depth_pro dinat dinov3_convnext efficientnet encodec falcon_mamba
     focalnet glpn hgnet_v2 jamba levit mamba mamba2 mobilenet_v1 mobilenet_v2 mobilevit mobilevitv2 poolformer
     prompt_depth_anything pvt_v2 regnet resnet rt_detr_resnet rwkv segformer superglue superpoint swiftformer textnet
     timm_backbone timm_wrapper univnet upernet vitmatte vitpose xcodec xlstm zamba zoedepth`)],
-  ['rope-vision', "rotary embeddings over image patch coordinates (2-D), not token positions (ropeCache's rope2d serves Pixtral's and the Qwen2-VL vision encoder's forms; ropeFromConfig reads text models)", list(`
+  ['rope-vision', "rotary embeddings over image patch coordinates (2-D), not token positions (ropeCache's rope2d serves Pixtral's and the Qwen2-VL vision encoder's forms; ropeFromConfig reads text models)", (`
     dinov3_vit edgetam_video efficientloftr eomt_dinov3 glm4v_moe_vision glm4v_vision glm_image_vision glm_image_vqmodel glm_ocr_vision
     lightglue mlcd pixtral sam2_video sam3_tracker sam3_tracker_video sam3_video sam3_vision_model sam3_vit_model
     video_llama_3_vision vjepa2`)],
-  ['rope-audio', "rotary embeddings of a speech encoder (conformer layers over audio frames), which ropeFromConfig does not read", list(`
+  ['rope-audio', "rotary embeddings of a speech encoder (conformer layers over audio frames), which ropeFromConfig does not read", (`
     clvp seamless_m4t wav2vec2-bert wav2vec2-conformer lasr_ctc moonshine_streaming_encoder pe_audio_video
     pe_audio_video_encoder pe_video pe_video_encoder`)],
-  ['alibi', 'ALiBi: alibiFromConfig gives the options of alibiSlopes and alibiBias', list('bloom mpt')],
-  ['composite', 'any encoder and decoder it is given: pass the config of its text decoder (config.decoder) instead', list(`
+  ['alibi', 'ALiBi: alibiFromConfig gives the options of alibiSlopes and alibiBias', ('bloom mpt')],
+  ['composite', 'any encoder and decoder it is given: pass the config of its text decoder (config.decoder) instead', (`
     encoder-decoder rag speech-encoder-decoder vision-encoder-decoder vision-text-dual-encoder nougat`)],
 ];
 
-const BY_TYPE = Object.create(null);
-for (const [scheme, what, types] of SCHEMES) for (const t of types) BY_TYPE[t] = { scheme, what };
+let byType = null;
 
 /** The scheme posenc lists for a model_type, or undefined. */
-export const schemeOf = (type) => (typeof type === 'string' && Object.hasOwn(BY_TYPE, type) ? BY_TYPE[type] : undefined);
+export function schemeOf(type) {
+  if (!byType) {
+    byType = Object.create(null);
+    for (const [scheme, what, types] of SCHEMES) for (const t of list(types)) byType[t] = { scheme, what };
+  }
+  return typeof type === 'string' && Object.hasOwn(byType, type) ? byType[type] : undefined;
+}
 
 /**
  * ESM (modeling_esm.py): learned absolute positions by default; with

@@ -6,7 +6,7 @@
 // rotary dimension (head_dim, partial_rotary_factor where that model reads it),
 // the pairing layout of its apply function, its own keys (DeepSeek's
 // qk_rope_head_dim and rope_interleave, GPT-J's rotary_dim, PhiMoE's mscales, ...).
-import { fail } from '../core/describe.js';
+import { fail, isPlainObject } from '../core/describe.js';
 import { INT32_MAX, integer, readOptions } from '../core/options.js';
 import { camel } from '../core/errors.js';
 import { ropeFrequenciesOf } from '../rope.js';
@@ -16,9 +16,9 @@ import { alibiKind } from './alibi-config.js';
 import { familyOf, textModel } from './model.js';
 import { layerCount, layerKind, ropeOff, ropeType, ruleTypes, typeHasRope } from './layers.js';
 import { notRope } from './not-rope.js';
-import { arrayAt, checkConfig, countAt, entry, firstCount, MAX_LAYERS, numberAt, objectAt, quote, value } from './read.js';
+import { arrayAt, checkConfig, countAt, entry, firstCount, keysOf, MAX_LAYERS, numberAt, objectAt, own, quote, value } from './read.js';
 import { FAMILY_KEYS } from './families.js';
-import { checkDictKeys, ropeDict } from './rope-dict.js';
+import { checkDictKeys, perLayerType, ropeDict } from './rope-dict.js';
 
 // The config key of each scaling option, for messages.
 const KEYS = {
@@ -100,6 +100,11 @@ export function pickLayer(fn, m, o, offIsNull = false) {
   // flag of the config turned RoPE off)
   const on = ropeType(fn, m);
   if (m.family.thetaByType) return { type: 'full_attention', rope: true };
+  // a rope dict per layer type, in a config whose class does not say which is the default
+  const perType = knownTypes(fn, m, n).filter((t) => ['rope_parameters', 'rope_scaling'].some((k) => isPlainObject(own(fn, m.c, m.where, k)) && perLayerType(fn, own(fn, m.c, m.where, k), `${m.where}.${k}`) && own(fn, own(fn, m.c, m.where, k), `${m.where}.${k}`, t) !== undefined));
+  if (on == null && perType.length > 1) {
+    throw new RangeError(`posenc.${fn}: this ${quote(m.type ?? 'model')} config has a rotary embedding per layer type (${perType.map((t) => `'${t}'`).join(', ')}): give options.layerType or options.layer`);
+  }
   const off = ropeOff(fn, m);
   if (off && offIsNull) return { type: null, rope: false };
   if (off) throw new TypeError(`posenc.${fn}: model_type ${quote(m.type)} has no RoPE in any layer: ${off} (options.layer of one of its layers gives null)`);
@@ -117,6 +122,11 @@ function knownTypes(fn, m, n) {
       const t = entry(fn, given, m.where, key, i);
       if (typeof t === 'string') types.add(t);
     }
+  }
+  // a v5 rope_parameters (or rope_scaling) keyed by layer type names the types it has
+  for (const key of ['rope_parameters', 'rope_scaling']) {
+    const d = own(fn, m.c, m.where, key);
+    if (isPlainObject(d) && perLayerType(fn, d, `${m.where}.${key}`)) for (const t of keysOf(fn, d, `${m.where}.${key}`)) types.add(t);
   }
   return [...types];
 }

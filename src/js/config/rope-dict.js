@@ -45,7 +45,7 @@ function alias(f, type) {
 }
 
 /** A v5 rope_parameters keyed by layer type ({ full_attention: {...}, sliding_attention: {...} }). */
-function perLayerType(fn, d, where) {
+export function perLayerType(fn, d, where) {
   const keys = keysOf(fn, d, where);
   return keys.length > 0 && keys.every((k) => LAYER_TYPES.has(k) && (own(fn, d, where, k) === null || isPlainObject(own(fn, d, where, k))));
 }
