@@ -82,7 +82,7 @@ int posenc_timestep_embedding(float *out, size_t out_len, const double *timestep
                                      NULL,
                                      "gives a frequency max_period^(-k / (floor(dim / 2) - "
                                      "downscale_freq_shift)) that overflows to infinity");
-        if (!isfinite(fabs(scale) * t_max * w_max))
+        if (n > 0 && !isfinite(fabs(scale) * t_max * w_max))
             return param_element(param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_TIMESTEPS, 3,
                                                    "timesteps", POSENC_RULE_RESULT, timesteps[r_max], 0.0, 0.0,
                                                    NULL,

@@ -222,14 +222,14 @@ static int own_rope(posenc_decoder *d)
     d->lists = d->lists_len ? grab(d, d->lists_len, sizeof *d->lists) : NULL;
     if (!d->freqs || (d->lists_len && !d->lists))
         return fail_memory(2, "the RoPE frequencies", half + d->lists_len, sizeof *d->freqs);
-    double *at = d->lists;
-    if (longrope) {
+    double *at = d->lists; /* NULL only when there is no list to keep */
+    if (longrope && at) {
         memcpy(at, r->scaling.short_factor, half * sizeof *at);
         memcpy(at + half, r->scaling.long_factor, half * sizeof *at);
         r->scaling.short_factor = at, r->scaling.long_factor = at + half;
         at += 2 * half;
     }
-    if (r->inv_freq) {
+    if (r->inv_freq && at) {
         memcpy(at, r->inv_freq, half * sizeof *at);
         r->inv_freq = at;
     }

@@ -16,7 +16,7 @@
 /* ALiBi and T5 biases depend on j - i alone: one row per head over
  * j - i = -(seq - 1) .. seq - 1, whose last key position 2 seq - 2 must be
  * an int32 position */
-#define BIAS_SEQ_MAX (((size_t)POSENC_POSITION_MAX + 2) / 2)
+static const size_t BIAS_SEQ_MAX = 1073741824; /* (POSENC_POSITION_MAX + 2) / 2 = 2^30 */
 
 /* A model and the workspace of one pass over seq tokens. */
 typedef struct plan {

@@ -120,12 +120,19 @@ static int matrix_len(const model *m, size_t rows, size_t cols, size_t *len)
     return 0;
 }
 
+/* Records a layer's total length; 0 (success), for the chain of layout_layer. */
+static int set_layer_len(model *m, size_t len)
+{
+    m->layer_len = len;
+    return 0;
+}
+
 /* The offsets of a layer's tensors (posenc_encoder.h, posenc_encoder_sizes) and their total. */
 static int layout_layer(model *m)
 {
     const posenc_encoder_config *c = &m->c;
     size_t d = c->d_model, q_w = 0, kv_w = 0, o_w = 0, off = 0;
-    int bias = c->attention_bias != POSENC_ATTENTION_BIAS_NONE, layer = c->norm_kind == POSENC_NORM_KIND_LAYER;
+    int bias = c->attention_bias != POSENC_ATTENTION_BIAS_NONE, with_beta = c->norm_kind == POSENC_NORM_KIND_LAYER;
     int gated = c->mlp == POSENC_MLP_GATED;
     layer_parts *at = &m->at;
     if (matrix_len(m, m->q_dim, d, &q_w) || matrix_len(m, m->kv_dim, d, &kv_w) || matrix_len(m, d, m->q_dim, &o_w) ||
@@ -143,8 +150,8 @@ static int layout_layer(model *m)
            add_part(&at->o_w, &off, 1, o_w) ||
            add_part(&at->o_b, &off, c->attention_bias == POSENC_ATTENTION_BIAS_ALL, d) ||
            add_part(&at->q_norm, &off, c->qk_norm, m->head_dim) || add_part(&at->k_norm, &off, c->qk_norm, m->head_dim) ||
-           add_part(&at->norm1, &off, 1, (size_t)(1 + layer) * d) || add_part(&at->ff, &off, 1, m->ff_len) ||
-           add_part(&at->norm2, &off, 1, (size_t)(1 + layer) * d) || (m->layer_len = off, 0);
+           add_part(&at->norm1, &off, 1, (size_t)(1 + with_beta) * d) || add_part(&at->ff, &off, 1, m->ff_len) ||
+           add_part(&at->norm2, &off, 1, (size_t)(1 + with_beta) * d) || set_layer_len(m, off);
 }
 
 /* The block's parts (posenc_encoder_config, after norm_eps): their ranges and
@@ -234,7 +241,7 @@ int stack_model(model *m, const posenc_encoder_config *config, int index)
     if ((status = check_positional(m, index)) || (status = check_query_scale(&c->query_scale, index)))
         return status;
 
-    size_t d = c->d_model, norm = c->norm_kind == POSENC_NORM_KIND_LAYER ? 2 * d : d;
+    size_t d = c->d_model, norm_len = c->norm_kind == POSENC_NORM_KIND_LAYER ? 2 * d : d;
     m->t5_len = 0;
     m->pos_len = 0;
     m->head_len = 0;
@@ -246,7 +253,7 @@ int stack_model(model *m, const posenc_encoder_config *config, int index)
         checked_add_mul(&m->params_len, 1, m->pos_len) || checked_add_mul(&m->params_len, c->languages, d) ||
         (c->positional == POSENC_POSITIONAL_T5 && checked_mul(c->t5.num_buckets, c->heads, &m->t5_len)) ||
         checked_add_mul(&m->params_len, 1, m->t5_len) || checked_add_mul(&m->params_len, c->layers, m->layer_len) ||
-        checked_add_mul(&m->params_len, (size_t)c->final_norm, norm) ||
+        checked_add_mul(&m->params_len, (size_t)c->final_norm, norm_len) ||
         (c->lm_head == POSENC_LM_HEAD_OWN && matrix_len(m, c->vocab_size, d, &m->head_len)) ||
         checked_add_mul(&m->params_len, 1, m->head_len))
         return fail_size(index, "the parameters", c->layers, m->layer_len);

@@ -200,8 +200,11 @@ static void test_timestep_records(void)
     REFUSES(posenc_timestep_embedding(out, 7, ts, 2, 4, 0, 1, 1, 0), POSENC_ERR_BUFFER_TOO_SMALL, NONE, 2, "out_len",
             POSENC_RULE_LENGTH);
     /* out over the timesteps it reads */
-    double shared[8] = { 1, 2 };
-    REFUSES(posenc_timestep_embedding((float *)shared, 4, shared, 2, 2, 0, 0, 1, 0), INVALID, NONE, 1, "out",
+    union {
+        double t[8];
+        float out[16];
+    } shared = { { 1, 2 } };
+    REFUSES(posenc_timestep_embedding(shared.out, 4, shared.t, 2, 2, 0, 0, 1, 0), INVALID, NONE, 1, "out",
             POSENC_RULE_DISJOINT);
     CHECK(other_is("timesteps"));
 }
