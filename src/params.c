@@ -59,3 +59,49 @@ void param_record_index(int index)
 {
     last.index = index;
 }
+
+int row_check(const param_row *row, int id, int index, double value)
+{
+    return row_ok(row, value) ? POSENC_OK : row_fail(row, id, index, value);
+}
+
+int param_check(int id, int index, double value)
+{
+    return row_ok(&posenc_param_rows[id], value) ? POSENC_OK : param_fail(id, index, value);
+}
+
+int param_check_element(int id, int index, size_t element, double value)
+{
+    int status = param_check(id, index, value);
+    return status ? param_element(status, element) : POSENC_OK;
+}
+
+void param_record_row(int id, int index, double value)
+{
+    const param_row *row = &posenc_param_rows[id];
+    param_record(POSENC_ERR_INVALID_ARGUMENT, id, index, row->name, row->rule, value, row->lo, row->hi, NULL, NULL);
+}
+
+void param_record_null(int index, const char *name)
+{
+    param_record(POSENC_ERR_NULL_POINTER, POSENC_PARAM_NONE, index, name, POSENC_RULE_NOT_NULL, 0.0, 0.0, 0.0, NULL,
+                 NULL);
+}
+
+void param_record_length(int index, const char *name, size_t length, size_t need)
+{
+    param_record(POSENC_ERR_BUFFER_TOO_SMALL, POSENC_PARAM_NONE, index, name, POSENC_RULE_LENGTH, (double)length,
+                 (double)need, (double)need, NULL, NULL);
+}
+
+void param_record_overlap(int index, const char *name, const char *other)
+{
+    param_record(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_NONE, index, name, POSENC_RULE_DISJOINT, 0.0, 0.0, 0.0,
+                 other, NULL);
+}
+
+void param_record_size(int index, const char *name, size_t a, size_t b)
+{
+    param_record(POSENC_ERR_SIZE_OVERFLOW, POSENC_PARAM_NONE, index, name, POSENC_RULE_SIZE, (double)a, (double)b,
+                 (double)SIZE_MAX, NULL, NULL);
+}

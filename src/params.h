@@ -42,6 +42,11 @@ void param_record(int status, int id, int index, const char *name, int rule, dou
                   const char *other, const char *why);
 void param_record_element(size_t element);
 void param_record_index(int index);
+void param_record_row(int id, int index, double value);
+void param_record_null(int index, const char *name);
+void param_record_length(int index, const char *name, size_t length, size_t need);
+void param_record_overlap(int index, const char *name, const char *other);
+void param_record_size(int index, const char *name, size_t a, size_t b);
 
 /*
  * Records any failure in full and returns status: a rule with bounds that
@@ -64,21 +69,16 @@ static inline int row_fail(const param_row *row, int id, int index, double value
 }
 
 /* POSENC_OK when value satisfies the row, else row_fail. */
-static inline int row_check(const param_row *row, int id, int index, double value)
-{
-    return row_ok(row, value) ? POSENC_OK : row_fail(row, id, index, value);
-}
+int row_check(const param_row *row, int id, int index, double value);
 
 /* The same for posenc.h's parameters, by id. */
-static inline int param_check(int id, int index, double value)
-{
-    return row_check(&posenc_param_rows[id], id, index, value);
-}
-
 static inline int param_fail(int id, int index, double value)
 {
-    return row_fail(&posenc_param_rows[id], id, index, value);
+    param_record_row(id, index, value);
+    return POSENC_ERR_INVALID_ARGUMENT;
 }
+
+int param_check(int id, int index, double value);
 
 /* Marks the record of the last failure as element `element` of its array
  * parameter; returns status. */
@@ -89,11 +89,7 @@ static inline int param_element(int status, size_t element)
 }
 
 /* param_check for element `element` of an array parameter (recorded). */
-static inline int param_check_element(int id, int index, size_t element, double value)
-{
-    int status = param_check(id, index, value);
-    return status ? param_element(status, element) : POSENC_OK;
-}
+int param_check_element(int id, int index, size_t element, double value);
 
 /* Moves the record of the last failure to argument position index (a check
  * made through another routine, on a field of the caller's struct argument);
@@ -107,29 +103,29 @@ static inline int param_at(int status, int index)
 /* A NULL pointer the call needs: POSENC_ERR_NULL_POINTER. */
 static inline int fail_null(int index, const char *name)
 {
-    return param_fail_detail(POSENC_ERR_NULL_POINTER, POSENC_PARAM_NONE, index, name, POSENC_RULE_NOT_NULL, 0.0,
-                             0.0, 0.0, NULL, NULL);
+    param_record_null(index, name);
+    return POSENC_ERR_NULL_POINTER;
 }
 
 /* A buffer of length elements where need are required: POSENC_ERR_BUFFER_TOO_SMALL. */
 static inline int fail_length(int index, const char *name, size_t length, size_t need)
 {
-    return param_fail_detail(POSENC_ERR_BUFFER_TOO_SMALL, POSENC_PARAM_NONE, index, name, POSENC_RULE_LENGTH,
-                             (double)length, (double)need, (double)need, NULL, NULL);
+    param_record_length(index, name, length, need);
+    return POSENC_ERR_BUFFER_TOO_SMALL;
 }
 
 /* Two buffers that must not share memory: POSENC_ERR_INVALID_ARGUMENT. */
 static inline int fail_overlap(int index, const char *name, const char *other)
 {
-    return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_NONE, index, name, POSENC_RULE_DISJOINT, 0.0,
-                             0.0, 0.0, other, NULL);
+    param_record_overlap(index, name, other);
+    return POSENC_ERR_INVALID_ARGUMENT;
 }
 
 /* A size product a * b that does not fit size_t: POSENC_ERR_SIZE_OVERFLOW. */
 static inline int fail_size(int index, const char *name, size_t a, size_t b)
 {
-    return param_fail_detail(POSENC_ERR_SIZE_OVERFLOW, POSENC_PARAM_NONE, index, name, POSENC_RULE_SIZE, (double)a,
-                             (double)b, (double)SIZE_MAX, NULL, NULL);
+    param_record_size(index, name, a, b);
+    return POSENC_ERR_SIZE_OVERFLOW;
 }
 
 #endif
