@@ -268,6 +268,13 @@ build/bench/kernels.wasm: bench/kernels.c $(KERNEL_BENCH_SRCS) $(HDRS) Makefile
 	  -sMALLOC=emmalloc -sEXPORTED_FUNCTIONS=_kernel_linear,_kernel_gelu,_kernel_layer_norm,_kernel_attend,_malloc \
 	  $< $(KERNEL_BENCH_SRCS) -o $@
 
+# The matrix products with F16 / BF16 weights against float32 weights
+# (bench/half-weights.mjs), compiled as the SIMD build compiles the kernels.
+build/bench/half-weights.wasm: bench/half_weights.c src/encoder/nn_kernels.c $(HDRS) Makefile
+	@mkdir -p $(@D)
+	$(EMCC) $(CSTD) -Isrc/encoder -O2 -msimd128 --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH \
+	  -sMALLOC=emmalloc -sEXPORTED_FUNCTIONS=_matvec,_widen,_malloc $< src/encoder/nn_kernels.c -o $@
+
 # The peer of the encoder (bench/encoder-ort.mjs, bench/generate-ort.mjs): ONNX Runtime Web, pinned in
 # bench/ort/ and installed there by the bench alone (139 MB: never by make test),
 # on the copy-task models exported from torch (tools/train/export_onnx.py, no
@@ -285,17 +292,32 @@ $(ONNX_INDEX): tools/train/export_onnx.py tools/train/model.py tools/train/safet
 	  $(TORCH_PYTHON) tools/train/export_onnx.py --out $(@D); \
 	else echo "posenc: $(TORCH_PYTHON) has no torch (apt-get install python3-torch): the ONNX Runtime rows of make bench are skipped"; fi
 
+# The checkpoint bench (bench/checkpoint-ort.mjs): a random Llama checkpoint of
+# about 10M parameters (config.json, model.safetensors) and its ONNX step graph,
+# generated, never committed, by tools/reference/checkpoints/make_bench_checkpoint.py.
+# TRANSFORMERS_SRC (a transformers checkout's src/) adds the check of the
+# graph against transformers' LlamaForCausalLM.
+BENCH_CKPT := build/checkpoints/llama-10m/index.json
+TRANSFORMERS_SRC ?=
+
+$(BENCH_CKPT): tools/reference/checkpoints/make_bench_checkpoint.py tools/reference/checkpoints/safetensors_write.py
+	@if $(TORCH_PYTHON) -c 'import torch' 2>/dev/null; then \
+	  $(TORCH_PYTHON) $< --out $(@D) $(if $(TRANSFORMERS_SRC),--transformers $(TRANSFORMERS_SRC)); \
+	else echo "posenc: $(TORCH_PYTHON) has no torch (apt-get install python3-torch): bench/checkpoint-ort.mjs is skipped"; fi
+
 .PHONY: bench-ort
-bench-ort: $(ORT_STAMP) $(ONNX_INDEX)
+bench-ort: $(ORT_STAMP) $(ONNX_INDEX) $(BENCH_CKPT)
 
 # budgets.mjs and page-timings.mjs: the time budgets the tests do not assert (no
 # clock in a test), each against a floor measured in the same run.
-bench: deps wasm js build/bench/probes.wasm build/bench/kernels.wasm bench-ort
+bench: deps wasm js build/bench/probes.wasm build/bench/kernels.wasm build/bench/half-weights.wasm bench-ort
 	$(NODE) bench/run.mjs
 	$(NODE) bench/breakdown.mjs
 	$(NODE) bench/encoder-ort.mjs
 	$(NODE) bench/generate-ort.mjs
+	$(NODE) bench/checkpoint-ort.mjs
 	$(NODE) bench/kernels.mjs
+	$(NODE) bench/half-weights.mjs
 	$(NODE) bench/decode.mjs
 	$(NODE) bench/size.mjs
 	$(NODE) bench/budgets.mjs

@@ -44,7 +44,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import * as posenc from '../dist/encoder.mjs';
 import { copySequence, evalSymbols } from '../web/models/copy-task.js';
-import { loadIndex, loadOrt, loadProbes, median, onnxFile, peakGflops, relDiff, root } from './ort-peer.mjs';
+import { interleaved, loadIndex, loadOrt, loadProbes, median, onnxFile, ortStepLoop, peakGflops, relDiff, root } from './ort-peer.mjs';
 
 const ROUNDS = Number(process.env.BENCH_GENERATE_ROUNDS || 15);
 const WARMUP = 3;
@@ -68,48 +68,6 @@ function generateFlops(c, n) {
   return total;
 }
 
-/** The largest logit, the first of equal ones (posenc's greedy choice; the logits here are finite). */
-function argmax(row) {
-  let best = 0;
-  for (let v = 1; v < row.length; v++) if (row[v] > row[best]) best = v;
-  return best;
-}
-
-/** The step graph, looped: feeds(tokens, start, past) -> run -> the last row's logits and the presents. */
-function ortLoop(ort, session, c) {
-  const headDim = c.dModel / c.heads;
-  const empty = () => new ort.Tensor('float32', new Float32Array(0), [1, c.heads, 0, headDim]);
-  const names = [];
-  for (let l = 0; l < c.layers; l++) names.push([`past_key_values.${l}.key`, `present.${l}.key`], [`past_key_values.${l}.value`, `present.${l}.value`]);
-  /** One run on `ids` at positions start .. start + ids.length - 1; past: tensors by input name. */
-  async function step(ids, start, past) {
-    const s = ids.length;
-    const feeds = {
-      input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, s]),
-      position_ids: new ort.Tensor('int64', BigInt64Array.from({ length: s }, (_, k) => BigInt(start + k)), [1, s]),
-    };
-    for (const [input] of names) feeds[input] = past ? past[input] : empty();
-    const out = await session.run(feeds);
-    const present = {};
-    for (const [input, output] of names) present[input] = out[output];
-    return { logits: out.logits.data.subarray((s - 1) * c.vocabSize, s * c.vocabSize), present };
-  }
-  return {
-    prefill: async () => (await step(PROMPT, 0, null)).logits,
-    /** The 256 greedy tokens; rows: each step's logits, when given an array. */
-    async generate(rows) {
-      const tokens = new Int32Array(NEW_TOKENS);
-      let r = await step(PROMPT, 0, null);
-      for (let i = 0; ; i++) {
-        if (rows) rows.push(r.logits.slice());
-        tokens[i] = argmax(r.logits);
-        if (i + 1 === NEW_TOKENS) return tokens;
-        r = await step([tokens[i]], PROMPT.length + i, r.present);
-      }
-    },
-  };
-}
-
 async function row(ort, probes, entry, file, warmupMs) {
   const enc = posenc.createEncoder({ weights: readFileSync(file) });
   const c = enc.config;
@@ -118,7 +76,7 @@ async function row(ort, probes, entry, file, warmupMs) {
     executionProviders: ['wasm'],
     graphOptimizationLevel: 'all',
   });
-  const loop = ortLoop(ort, session, c);
+  const loop = ortStepLoop(ort, session, { layers: c.layers, kvHeads: c.heads, headDim: c.dModel / c.heads, vocabSize: c.vocabSize }, PROMPT, NEW_TOKENS);
 
   // the checks, untimed
   const failures = [];
@@ -155,17 +113,7 @@ async function row(ort, probes, entry, file, warmupMs) {
     },
     'encoder.generate': () => enc.generate(PROMPT, { maxNewTokens: NEW_TOKENS }),
   };
-  const times = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]));
-  const start = performance.now();
-  for (let r = 0; r < WARMUP || performance.now() - start < warmupMs; r++) for (const run of Object.values(contenders)) await run();
-  const timed = performance.now();
-  for (let r = 0; r < ROUNDS || (r < 10 * ROUNDS && performance.now() - timed < 2000); r++) {
-    for (const [name, run] of Object.entries(contenders)) {
-      const t0 = performance.now();
-      await run();
-      times[name].push(performance.now() - t0);
-    }
-  }
+  const times = await interleaved(contenders, { warmup: WARMUP, warmupMs, rounds: ROUNDS, minMs: 2000 });
   if (process.env.BENCH_TRACE) console.log(JSON.stringify(Object.fromEntries(Object.entries(times).map(([k, t]) => [k, t.map((x) => +x.toFixed(3))]))));
   await session.release();
   decoder.dispose();

@@ -10,6 +10,11 @@
  *   - Positions are rows, features are columns: a table is row-major
  *     [position][dim]; a bias is [head][query][key].
  *   - Positions are integers in [POSENC_POSITION_MIN, POSENC_POSITION_MAX].
+ *   - Every checked parameter has its rule and bounds stated once, in the
+ *     table POSENC_PARAMETERS below: the counts it lists (length, d_model,
+ *     batch, heads, dim, ...) are at most POSENC_POSITION_MAX = 2^31 - 1;
+ *     query_len and key_len, the lengths of position runs, at most 2^31. A
+ *     refused call leaves its record in posenc_last_error().
  *   - "Zero means default": a base of 0 selects 10000, layout 0 is interleaved.
  *   - Overlapping buffers: a routine that still reads an input after it has
  *     written part of an output refuses an output that shares memory with
@@ -126,7 +131,7 @@ typedef enum posenc_rule {
     P(WIDTH,             "width",             INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
     P(D_MODEL_2D,        "d_model",           MULTIPLE, 4, POSENC_POSITION_MAX, 0)                 \
     P(CLS_TOKEN,         "cls_token",         FLAG,     0, 1, 0)                                   \
-    P(BASE_SIZE,         "base_size",         AT_LEAST, 0, POSENC_REAL_MAX,     0)                 \
+    P(BASE_SIZE,         "base_size",         ABOVE,    0, POSENC_REAL_MAX,     0)                 \
     P(INTERPOLATION_SCALE, "interpolation_scale", ABOVE, 0, POSENC_REAL_MAX,    1)                 \
     P(DIM,               "dim",               INTEGER,  1, POSENC_POSITION_MAX, 0)                 \
     P(TIMESTEPS,         "timesteps",         AT_LEAST, -POSENC_REAL_MAX, POSENC_REAL_MAX, 0)      \
@@ -134,8 +139,8 @@ typedef enum posenc_rule {
     P(DOWNSCALE_FREQ_SHIFT, "downscale_freq_shift", AT_LEAST, -POSENC_REAL_MAX, POSENC_REAL_MAX, 0) \
     P(TIMESTEP_SCALE,    "scale",             AT_LEAST, -POSENC_REAL_MAX, POSENC_REAL_MAX, 0)      \
     P(MAX_PERIOD,        "max_period",        ABOVE,    0, POSENC_REAL_MAX,     10000)             \
-    P(QUERY_LEN,         "query_len",         INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
-    P(KEY_LEN,           "key_len",           INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(QUERY_LEN,         "query_len",         INTEGER,  0, POSENC_POSITION_MAX + 1.0, 0)           \
+    P(KEY_LEN,           "key_len",           INTEGER,  0, POSENC_POSITION_MAX + 1.0, 0)           \
     P(SHIFT,             "shift",             INTEGER,  POSENC_POSITION_MIN, POSENC_POSITION_MAX, 0) \
     P(ROTARY_DIM,        "rotary_dim",        EVEN,     2, POSENC_POSITION_MAX, 0)                 \
     P(SCALING_TYPE,      "scaling.type",      ENUM,     0, POSENC_ROPE_LONGROPE, 0)                \
@@ -277,6 +282,7 @@ typedef enum posenc_layout {
  * posenc_sinusoidal: out[r][k] = PE(offset + r, k) for r < length, k < d_model.
  *
  *   out      caller buffer of out_len >= length * d_model floats
+ *   length, d_model  at most POSENC_POSITION_MAX; d_model >= 1 (>= 4 for fairseq)
  *   base     the frequency base b, finite and > 1; 0 selects 10000
  *   offset   the first position; offset + length - 1 <= POSENC_POSITION_MAX
  *   layout   a posenc_layout
@@ -312,6 +318,8 @@ typedef enum posenc_order {
  * model does it).
  *
  *   x        caller buffer of x_len >= batch * seq * d_model floats
+ *   batch    1 .. POSENC_POSITION_MAX
+ *   seq      at most POSENC_POSITION_MAX; offset + seq - 1 <= POSENC_POSITION_MAX
  *   scale    finite
  *   others   as posenc_sinusoidal
  */
@@ -345,7 +353,8 @@ POSENC_API int posenc_add_sinusoidal(float *x, size_t x_len, size_t batch, size_
  *   row 4 (1,0)  [ x = 0                | y = 1           ]
  *
  *   out          caller buffer of out_len >= (cls_token + height * width) * d_model floats
- *   d_model      a multiple of 4, >= 4 (MAE asserts evenness at both levels)
+ *   d_model      a multiple of 4, >= 4 (MAE asserts evenness at both levels),
+ *                at most POSENC_POSITION_MAX
  *   base         finite, > 1; 0 selects 10000 (MAE's constant)
  *   cls_token    1: a first row of zeros (MAE's cls_token=True); 0: none
  *   base_size, interpolation_scale
@@ -358,7 +367,7 @@ POSENC_API int posenc_add_sinusoidal(float *x, size_t x_len, size_t batch, size_
  *                diffusers rounds those coordinates to float32 first (up to
  *                ~1e-6 apart from these double ones when base_size / width
  *                is not a short binary fraction)
- *   height, width  each at most 2^31 (coordinates are int32)
+ *   height, width  each at most POSENC_POSITION_MAX (coordinates are int32)
  *
  * Every value is within 2^-23 of the formula evaluated in double (the scaled
  * frequency scale * w_k is formed in double; at coordinates up to 2^24).
@@ -392,7 +401,7 @@ POSENC_API int posenc_sinusoidal_2d(float *out, size_t out_len, size_t height, s
  *   out        caller buffer of out_len >= n * dim floats
  *   timesteps  n finite doubles (float32 timesteps convert exactly); NULL only when n = 0;
  *              out must not overlap them: POSENC_ERR_INVALID_ARGUMENT
- *   dim        >= 1
+ *   dim        1 .. POSENC_POSITION_MAX
  *   flip_sin_to_cos  1 or 0
  *   downscale_freq_shift, scale  finite; half - downscale_freq_shift must not
  *              be 0 when half >= 1 (it divides: diffusers gives NaN there)
@@ -420,7 +429,8 @@ POSENC_API int posenc_timestep_embedding(float *out, size_t out_len, const doubl
  * [query_len][key_len], the JAX/Flax tutorial's relative matrix (which uses
  * shift = max_seq_len so that every entry is positive).
  *
- * Every entry must fit int32, otherwise POSENC_ERR_INVALID_ARGUMENT.
+ * query_len and key_len at most 2^31; every entry must fit int32, otherwise
+ * POSENC_ERR_INVALID_ARGUMENT.
  */
 POSENC_API int posenc_relative_positions(int32_t *out, size_t out_len, size_t query_len,
                                          size_t key_len, int32_t shift);
@@ -864,9 +874,11 @@ typedef struct posenc_mrope_span {
  *              spans (read while out is written): POSENC_ERR_INVALID_ARGUMENT
  *   seq        the tokens of the spans (text t, plus t (h/m) (w/m) per grid);
  *              another value is POSENC_ERR_INVALID_ARGUMENT
- *   spans      n_spans records; grids need t, h, w >= 1, h and w multiples
- *              of m (Qwen's processor makes them so; HF would floor)
- *   spatial_merge_size  m; 0 selects 2 (Qwen2-VL's and Qwen2.5-VL's)
+ *   spans      n_spans records; text t <= POSENC_POSITION_MAX; grids need t,
+ *              h, w in 1 .. POSENC_POSITION_MAX, h and w multiples of m
+ *              (Qwen's processor makes them so; HF would floor)
+ *   spatial_merge_size  m, at most POSENC_POSITION_MAX; 0 selects 2
+ *              (Qwen2-VL's and Qwen2.5-VL's)
  *   tokens_per_second   0 (Qwen2-VL) or finite, > 0 (Qwen2.5-VL's
  *              vision_config.tokens_per_second)
  *   every position must fit int32
@@ -898,7 +910,7 @@ POSENC_API int posenc_mrope_positions(int32_t *out, size_t out_len, size_t seq,
  *   paper's start * ratio^i product, which can be an ulp off).
  *
  *   out        caller buffer of out_len >= heads doubles
- *   heads      >= 1
+ *   heads      1 .. POSENC_POSITION_MAX
  *   max_bias   finite, > 0; 0 selects 8 (the paper's value)
  */
 POSENC_API int posenc_alibi_slopes(double *out, size_t out_len, size_t heads, double max_bias);
@@ -933,7 +945,7 @@ POSENC_API int posenc_alibi_slopes(double *out, size_t out_len, size_t heads, do
  * Per-row constants also matter where raw logits are compared across rows.
  *
  *   out            caller buffer of out_len >= heads * query_len * key_len floats
- *   heads          >= 1
+ *   heads          1 .. POSENC_POSITION_MAX
  *   query_offset   >= 0; query_offset + query_len - 1 <= POSENC_POSITION_MAX
  *   key_len        key_len - 1 <= POSENC_POSITION_MAX
  *   causal         1 or 0
@@ -995,7 +1007,7 @@ POSENC_API int posenc_t5_buckets(int32_t *out, size_t out_len, size_t query_len,
  *
  *   weights  weights_len >= num_buckets * heads floats; must not overlap out
  *            (gathered while out is written): POSENC_ERR_INVALID_ARGUMENT
- *   heads    >= 1
+ *   heads    1 .. POSENC_POSITION_MAX
  *   others   as posenc_t5_buckets
  */
 POSENC_API int posenc_t5_bias(float *out, size_t out_len, const float *weights,
@@ -1023,9 +1035,10 @@ POSENC_API int posenc_t5_bias(float *out, size_t out_len, const float *weights,
  *     bucket   -381 -256 -255 -207 -129 -128 .. 0 .. 128 129 207 255 256  381
  *
  *   bucket_size    >= 2 (mid >= 1), at most POSENC_POSITION_MAX; 0 selects 256
- *   max_position   such that the log's denominator is positive
- *                  (max_position - 1 > mid), at most POSENC_POSITION_MAX;
- *                  0 selects 512
+ *   max_position   such that the log's denominator is positive: at least
+ *                  mid + 2 (mid + 2 + floor(mid / 2^24) from mid = 2^24 on,
+ *                  where the float32 quotient rounds to 1), at most
+ *                  POSENC_POSITION_MAX; 0 selects 512
  *   lengths        at most 2^31 each; every bucket of the matrix must fit int32
  *                  (only extreme parameters break this)
  */
@@ -1064,9 +1077,9 @@ POSENC_API int posenc_deberta_bucket(float *out, int32_t rel, size_t bucket_size
  *                                     row 3  p = 0  [0 0 | 1 1]
  *
  *   out            caller buffer of out_len >= key_len * d_model floats
- *   d_model        even and >= 2: the reference's inv_freq has ceil(d/2)
- *                  entries, so [sin | cos] is 2 * ceil(d/2) wide, one column
- *                  more than an odd d_model
+ *   d_model        even, 2 .. POSENC_POSITION_MAX: the reference's inv_freq
+ *                  has ceil(d/2) entries, so [sin | cos] is 2 * ceil(d/2)
+ *                  wide, one column more than an odd d_model
  *   clamp_length   >= 0; 0: no clamping (Transformer-XL's clamp_len <= 0)
  *   key_len        key_len - 1 <= POSENC_POSITION_MAX
  */

@@ -33,7 +33,10 @@ extern "C" {
  * libm call, so again the same bits everywhere): softmax's exp within 1 ulp,
  * GELU within 1.5e-7 max(|x|, 1) (src/nn_math.h). Against the same maths in
  * double, a forward pass agrees to ~1e-6 relative (tested to 1e-5).
- * Non-finite weights propagate; they are not checked.
+ * Non-finite weights propagate; they are not checked (F16 weights: see
+ * posenc_weight_format). The sizes of the blocks (vocab_size, d_model,
+ * heads, head_dim, d_ff, in_features, out_features, cols) are 1 ..
+ * POSENC_POSITION_MAX, as their rows state.
  */
 
 /* Activations of the feed-forward block (Hendrycks & Gimpel 2016, GELU). */
@@ -97,7 +100,8 @@ POSENC_API int posenc_linear(float *out, size_t out_len, const float *x, size_t 
  * -INFINITY entries (masked scores) get probability 0; a row of only
  * -INFINITY becomes zeros (nothing to attend to), never NaN.
  *
- *   cols     >= 1;  entries NaN or +INFINITY: POSENC_ERR_INVALID_ARGUMENT
+ *   cols     1 .. POSENC_POSITION_MAX;  entries NaN or +INFINITY:
+ *            POSENC_ERR_INVALID_ARGUMENT
  */
 POSENC_API int posenc_softmax(float *x, size_t x_len, size_t rows, size_t cols);
 
@@ -212,6 +216,33 @@ typedef enum posenc_attention_bias {
 } posenc_attention_bias;
 
 /*
+ * How the matrices of the parameter buffer are stored (posenc_encoder_sizes):
+ * the projections' weights (q, k, v, out; the feed-forward's two or three),
+ * embed.weight and lm_head.weight. Norms, biases and the positional tables
+ * are float32 in every format.
+ *
+ *   F32   float32, one float each
+ *   F16   IEEE binary16 (a checkpoint's F16 tensors as given)
+ *   BF16  bfloat16: a float32's upper 16 bits (a checkpoint's BF16 tensors)
+ *
+ * A matrix of n values in F16 or BF16 takes ceil(n / 2) floats of params:
+ * its halves in order, two to a float (the buffer's bytes read as uint16_t
+ * little-endian, as the safetensors file holds them), the last float's upper
+ * half unused when n is odd. Each product widens the halves to float32 in
+ * registers, exactly, and multiplies as F32 weights: the results are those of
+ * the same values widened to an F32 buffer, bit for bit, with half the memory
+ * read. The F16 widening is a shift and one multiply by 2^112 (the exponent
+ * biases differ by 112; subnormal halves land exactly); an F16 infinity or
+ * NaN (exponent 31) is not a value of this format: it reads as the finite
+ * (-1)^s 2^16 (1 + m / 1024). BF16 infinities and NaNs propagate.
+ */
+typedef enum posenc_weight_format {
+    POSENC_WEIGHT_FORMAT_F32 = 0,
+    POSENC_WEIGHT_FORMAT_F16 = 1,
+    POSENC_WEIGHT_FORMAT_BF16 = 2
+} posenc_weight_format;
+
+/*
  * Position-dependent query scales: the query of the token at absolute
  * position p is multiplied by s(p) after RoPE (as transformers scales its
  * rotated query states), in every layer; keys and values are not scaled.
@@ -309,6 +340,7 @@ typedef struct posenc_encoder_query_scale {
  *   window        0: none; else >= 1: query i attends only to keys j with
  *                 i - j < window (by token order, as the causal mask; HF's
  *                 sliding_window_overlay: kv_idx > q_idx - sliding_window)
+ *   weight_format a posenc_weight_format (0: F32): how params holds the matrices
  */
 typedef struct posenc_encoder_config {
     size_t vocab_size;
@@ -337,6 +369,7 @@ typedef struct posenc_encoder_config {
     int attention_bias;
     int qk_norm;
     size_t window;
+    int weight_format;
 } posenc_encoder_config;
 
 /*
@@ -389,7 +422,8 @@ typedef struct posenc_encoder_config {
     P(BLOCK_HEAD_DIM,    "head_dim",          INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
     P(ATTENTION_BIAS,    "attention_bias",    ENUM,     0, POSENC_ATTENTION_BIAS_QKV, 0)           \
     P(QK_NORM,           "qk_norm",           FLAG,     0, 1, 0)                                   \
-    P(WINDOW,            "window",            INTEGER,  0, POSENC_POSITION_MAX, 0)
+    P(WINDOW,            "window",            INTEGER,  0, POSENC_POSITION_MAX, 0)                 \
+    P(WEIGHT_FORMAT,     "weight_format",     ENUM,     0, POSENC_WEIGHT_FORMAT_BF16, 0)
 
 /* The rows of POSENC_ENCODER_PARAMETERS, after those of posenc.h. */
 #define POSENC_ENCODER_PARAM_ID_(id, name, rule, lo, hi, zero) POSENC_PARAM_##id,
@@ -430,13 +464,18 @@ typedef enum posenc_encoder_param {
  *   lm_head.weight                       [vocab_size][d]       (POSENC_LM_HEAD_OWN)
  *
  * With the block's parts at zero this is the copy models' layout (qd = kvd = d).
+ * weight_format F16 or BF16: each matrix (embed.weight, the *_proj.weight,
+ * linear1.weight, linear2.weight, lm_head.weight) takes ceil(n / 2) floats
+ * for its n values (posenc_weight_format); the rest as above.
  *
  * Workspace: seq d + seq max(d, qd) + max(seq (qd + 2 kvd), f seq d_ff) (f = 2
  * for GATED, else 1) + min(4, seq) seq floats (the scores of a block of 4
  * queries), plus heads (2 seq - 1) for ALIBI and T5 (their bias depends on
  * j - i alone: one row per head, computed once per pass), plus seq d with an
  * LM head (the hidden states posenc_encoder_logits keeps); with the block's
- * parts at zero, 2 seq d + max(3 seq d, seq d_ff) + .... ALIBI and T5 take
+ * parts at zero, 2 seq d + max(3 seq d, seq d_ff) + ...; weight_format F16 or
+ * BF16 adds 4 max(d, qd, d_ff) (four rows of a matrix widened, which every
+ * row of a pass then reads). ALIBI and T5 take
  * seq <= 2^30 (the row's last key position, 2 seq - 2, is an int32 position).
  */
 POSENC_API int posenc_encoder_sizes(const posenc_encoder_config *config, size_t seq,

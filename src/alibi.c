@@ -6,16 +6,14 @@
 #include "bias_terms.h"
 #include "checked.h"
 #include "fmath.h"
+#include "params.h"
+#include "position_range.h"
 
-#define DEFAULT_MAX_BIAS 8.0
-
-static int check_max_bias(double *max_bias)
+/* max_bias, 0 the default, checked against its row (at argument position index). */
+static int check_max_bias(double *max_bias, int index)
 {
-    if (*max_bias == 0.0)
-        *max_bias = DEFAULT_MAX_BIAS;
-    if (!(*max_bias > 0.0) || !isfinite(*max_bias))
-        return POSENC_ERR_INVALID_ARGUMENT;
-    return POSENC_OK;
+    *max_bias = param_or_default(POSENC_PARAM_MAX_BIAS, *max_bias);
+    return param_check(POSENC_PARAM_MAX_BIAS, index, *max_bias);
 }
 
 /* Slope of head h (ofirpress get_slopes): the p slopes of the largest power of
@@ -34,13 +32,11 @@ int posenc_alibi_slopes(double *out, size_t out_len, size_t heads, double max_bi
 {
     int status;
     if (!out)
-        return POSENC_ERR_NULL_POINTER;
-    if (heads == 0)
-        return POSENC_ERR_INVALID_ARGUMENT;
-    if ((status = check_max_bias(&max_bias)))
+        return fail_null(1, "out");
+    if ((status = param_check(POSENC_PARAM_HEADS, 3, (double)heads)) || (status = check_max_bias(&max_bias, 4)))
         return status;
     if (out_len < heads)
-        return POSENC_ERR_BUFFER_TOO_SMALL;
+        return fail_length(2, "out_len", out_len, heads);
     for (size_t h = 0; h < heads; h++)
         out[h] = alibi_slope(h, heads, max_bias);
     return POSENC_OK;
@@ -52,19 +48,21 @@ int posenc_alibi_bias(float *out, size_t out_len, size_t heads, size_t query_len
     size_t need;
     int status;
     if (!out)
-        return POSENC_ERR_NULL_POINTER;
-    if (heads == 0 || query_offset < 0 || (causal != 0 && causal != 1))
-        return POSENC_ERR_INVALID_ARGUMENT;
-    if ((status = check_max_bias(&max_bias)))
+        return fail_null(1, "out");
+    /* positions: the last query offset + query_len - 1 and the last key key_len - 1 must be int32 */
+    if ((status = param_check(POSENC_PARAM_HEADS, 3, (double)heads)) ||
+        (status = param_check(POSENC_PARAM_QUERY_LEN, 4, (double)query_len)) ||
+        (status = param_check(POSENC_PARAM_KEY_LEN, 5, (double)key_len)) ||
+        (status = param_check(POSENC_PARAM_QUERY_OFFSET, 6, query_offset)) ||
+        (status = check_last_position(query_len, query_offset, POSENC_PARAM_QUERY_OFFSET, 6,
+                                      "positions are int32: query_offset + query_len - 1 must be at most "
+                                      "2147483647")) ||
+        (status = param_check(POSENC_PARAM_CAUSAL, 7, causal)) || (status = check_max_bias(&max_bias, 8)))
         return status;
-    /* positions: the last query offset + query_len - 1 and the last key must be int32 */
-    if ((query_len > 0 && query_len - 1 > (size_t)(POSENC_POSITION_MAX - query_offset)) ||
-        (key_len > 0 && key_len - 1 > (size_t)POSENC_POSITION_MAX))
-        return POSENC_ERR_INVALID_ARGUMENT;
     if (checked_mul3(heads, query_len, key_len, &need))
-        return POSENC_ERR_SIZE_OVERFLOW;
+        return fail_size(3, "heads * query_len * key_len", heads, saturated_mul(query_len, key_len));
     if (out_len < need)
-        return POSENC_ERR_BUFFER_TOO_SMALL;
+        return fail_length(2, "out_len", out_len, need);
     if (need == 0) /* nothing to write: no loop over the (maybe huge) other dimensions */
         return POSENC_OK;
 

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "params.h"
 #include "posenc.h"
 
 /* *out = a * b; returns 1 on overflow (and leaves *out unspecified). */
@@ -35,13 +36,23 @@ static inline int checked_mul3(size_t a, size_t b, size_t c, size_t *out)
     return __builtin_mul_overflow(a, b, &ab) || __builtin_mul_overflow(ab, c, out);
 }
 
-/* The status of an out buffer of out_len elements for an a x b result, and
- * *need = a * b: the check every [query][key] routine starts with. */
-static inline int check_out_len(size_t out_len, size_t a, size_t b, size_t *need)
+/* a * b, SIZE_MAX when it overflows: a factor of a size product that failed,
+ * as posenc_last_error reports it (fail_size), never a size used. */
+static inline size_t saturated_mul(size_t a, size_t b)
 {
-    if (checked_mul(a, b, need))
-        return POSENC_ERR_SIZE_OVERFLOW;
-    return out_len < *need ? POSENC_ERR_BUFFER_TOO_SMALL : POSENC_OK;
+    size_t p;
+    return __builtin_mul_overflow(a, b, &p) ? SIZE_MAX : p;
+}
+
+/* The status of an out buffer of out_len elements for a [query_len][key_len]
+ * result, and *need = query_len * key_len: the check every [query][key]
+ * routine makes, whose arguments start (out, out_len, query_len, key_len)
+ * (the positions its failures are recorded at, posenc_last_error). */
+static inline int check_out_len(size_t out_len, size_t query_len, size_t key_len, size_t *need)
+{
+    if (checked_mul(query_len, key_len, need))
+        return fail_size(3, "query_len * key_len", query_len, key_len);
+    return out_len < *need ? fail_length(2, "out_len", out_len, *need) : POSENC_OK;
 }
 
 /*

@@ -17,12 +17,11 @@ const posenc_error *posenc_last_error(void)
     return &last;
 }
 
-int param_fail_detail(int status, int id, int index, const char *name, int rule, double value, double lo,
-                      double hi, const char *other, const char *why)
+void param_record(int status, int id, int index, const char *name, int rule, double value, double lo, double hi,
+                  const char *other, const char *why)
 {
     posenc_error e = { status, id, index, -1, rule, name, other, why, value, lo, hi };
     last = e;
-    return status;
 }
 
 int row_ok(const param_row *row, double value)
@@ -46,10 +45,19 @@ int row_ok(const param_row *row, double value)
     }
 }
 
-int row_fail(const param_row *row, int id, int index, double value)
+void param_record_element(size_t element)
 {
-    return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, id, index, row->name, row->rule, value, row->lo, row->hi,
-                             NULL, NULL);
+    last.element = element < (size_t)INT32_MAX ? (int)element : INT32_MAX;
+}
+
+double param_or_default(int id, double value)
+{
+    return value == 0.0 ? posenc_param_rows[id].zero : value;
+}
+
+void param_record_index(int index)
+{
+    last.index = index;
 }
 
 int row_check(const param_row *row, int id, int index, double value)
@@ -59,57 +67,41 @@ int row_check(const param_row *row, int id, int index, double value)
 
 int param_check(int id, int index, double value)
 {
-    return row_check(&posenc_param_rows[id], id, index, value);
-}
-
-int param_element(int status, size_t element)
-{
-    last.element = element < (size_t)INT32_MAX ? (int)element : INT32_MAX;
-    return status;
+    return row_ok(&posenc_param_rows[id], value) ? POSENC_OK : param_fail(id, index, value);
 }
 
 int param_check_element(int id, int index, size_t element, double value)
 {
     int status = param_check(id, index, value);
-    return status ? param_element(status, element) : status;
+    return status ? param_element(status, element) : POSENC_OK;
 }
 
-int param_fail(int id, int index, double value)
+void param_record_row(int id, int index, double value)
 {
-    return row_fail(&posenc_param_rows[id], id, index, value);
+    const param_row *row = &posenc_param_rows[id];
+    param_record(POSENC_ERR_INVALID_ARGUMENT, id, index, row->name, row->rule, value, row->lo, row->hi, NULL, NULL);
 }
 
-double param_or_default(int id, double value)
+void param_record_null(int index, const char *name)
 {
-    return value == 0.0 ? posenc_param_rows[id].zero : value;
+    param_record(POSENC_ERR_NULL_POINTER, POSENC_PARAM_NONE, index, name, POSENC_RULE_NOT_NULL, 0.0, 0.0, 0.0, NULL,
+                 NULL);
 }
 
-int param_at(int status, int index)
+void param_record_length(int index, const char *name, size_t length, size_t need)
 {
-    last.index = index;
-    return status;
+    param_record(POSENC_ERR_BUFFER_TOO_SMALL, POSENC_PARAM_NONE, index, name, POSENC_RULE_LENGTH, (double)length,
+                 (double)need, (double)need, NULL, NULL);
 }
 
-int fail_null(int index, const char *name)
+void param_record_overlap(int index, const char *name, const char *other)
 {
-    return param_fail_detail(POSENC_ERR_NULL_POINTER, POSENC_PARAM_NONE, index, name, POSENC_RULE_NOT_NULL, 0.0, 0.0,
-                             0.0, NULL, NULL);
+    param_record(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_NONE, index, name, POSENC_RULE_DISJOINT, 0.0, 0.0, 0.0,
+                 other, NULL);
 }
 
-int fail_length(int index, const char *name, size_t length, size_t need)
+void param_record_size(int index, const char *name, size_t a, size_t b)
 {
-    return param_fail_detail(POSENC_ERR_BUFFER_TOO_SMALL, POSENC_PARAM_NONE, index, name, POSENC_RULE_LENGTH,
-                             (double)length, (double)need, (double)need, NULL, NULL);
-}
-
-int fail_overlap(int index, const char *name, const char *other)
-{
-    return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_NONE, index, name, POSENC_RULE_DISJOINT, 0.0,
-                             0.0, 0.0, other, NULL);
-}
-
-int fail_size(int index, const char *name, size_t a, size_t b)
-{
-    return param_fail_detail(POSENC_ERR_SIZE_OVERFLOW, POSENC_PARAM_NONE, index, name, POSENC_RULE_SIZE, (double)a,
-                             (double)b, (double)SIZE_MAX, NULL, NULL);
+    param_record(POSENC_ERR_SIZE_OVERFLOW, POSENC_PARAM_NONE, index, name, POSENC_RULE_SIZE, (double)a, (double)b,
+                 (double)SIZE_MAX, NULL, NULL);
 }

@@ -10,6 +10,42 @@
 #ifndef POSENC_SIMD_H
 #define POSENC_SIMD_H
 
+#include <stdint.h>
+#include <string.h>
+
+/*
+ * 16-bit weights (posenc_encoder.h, posenc_weight_format) widened to float32
+ * exactly, in both builds. F16: the exponent and fraction shifted into a
+ * float's place read 2^-112 times the value (the biases 15 and 127 differ by
+ * 112, and a subnormal half lands on a subnormal float in the same ratio), so
+ * one multiply by 2^112 restores it; an exponent of 31 (Inf, NaN) is not
+ * read as such. BF16: the upper half of a float. The halves are read
+ * through memcpy: they live in a float buffer.
+ */
+static inline float f16_to_f32(uint16_t h)
+{
+    uint32_t bits = ((uint32_t)(h & 0x8000u) << 16) | ((uint32_t)(h & 0x7fffu) << 13);
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f * 0x1p112f;
+}
+
+static inline float bf16_to_f32(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/* Half i of the halves at p. */
+static inline uint16_t half_at(const void *p, size_t i)
+{
+    uint16_t h;
+    memcpy(&h, (const unsigned char *)p + 2 * i, sizeof h);
+    return h;
+}
+
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
 
@@ -94,11 +130,36 @@ static inline f32x4 f32x4_from_f64x2(f64x2 lo, f64x2 hi)
 /* lane 0 + lane 1 */
 static inline double f64x2_sum(f64x2 v) { return wasm_f64x2_extract_lane(v, 0) + wasm_f64x2_extract_lane(v, 1); }
 
+/* Four F16 at p widened (f16_to_f32): sign-extended, so that h << 13 has the
+ * sign in bit 31 and copies of it in bits 28 to 30, which the mask clears. */
+static inline f32x4 f32x4_widen_f16(v128_t h)
+{
+    v128_t bits = wasm_v128_and(wasm_i32x4_shl(h, 13), wasm_i32x4_splat((int32_t)0x8fffe000u));
+    return wasm_f32x4_mul(bits, wasm_f32x4_splat(0x1p112f));
+}
+static inline f32x4 f32x4_load_f16(const void *p) { return f32x4_widen_f16(wasm_i32x4_load16x4(p)); }
+/* Eight F16 at p: lo the first four, hi the next. */
+static inline void f32x4_load8_f16(const void *p, f32x4 *lo, f32x4 *hi)
+{
+    v128_t v = wasm_v128_load(p);
+    *lo = f32x4_widen_f16(wasm_i32x4_extend_low_i16x8(v));
+    *hi = f32x4_widen_f16(wasm_i32x4_extend_high_i16x8(v));
+}
+/* Four and eight BF16: each half above a zero half (a shuffle). */
+static inline f32x4 f32x4_load_bf16(const void *p)
+{
+    return wasm_i16x8_shuffle(wasm_i32x4_splat(0), wasm_v128_load64_zero(p), 0, 8, 1, 9, 2, 10, 3, 11);
+}
+static inline void f32x4_load8_bf16(const void *p, f32x4 *lo, f32x4 *hi)
+{
+    v128_t v = wasm_v128_load(p), z = wasm_i32x4_splat(0);
+    *lo = wasm_i16x8_shuffle(z, v, 0, 8, 1, 9, 2, 10, 3, 11);
+    *hi = wasm_i16x8_shuffle(z, v, 4, 12, 5, 13, 6, 14, 7, 15);
+}
+
 #else
 
 #include <math.h>
-#include <stdint.h>
-#include <string.h>
 
 typedef struct f64x2 { double lane[2]; } f64x2;
 
@@ -225,6 +286,27 @@ static inline f32x4 f32x4_from_f64x2(f64x2 lo, f64x2 hi)
     return (f32x4){ { (float)lo.lane[0], (float)lo.lane[1], (float)hi.lane[0], (float)hi.lane[1] } };
 }
 static inline double f64x2_sum(f64x2 v) { return v.lane[0] + v.lane[1]; }
+
+static inline f32x4 f32x4_load_f16(const void *p)
+{
+    return (f32x4){ { f16_to_f32(half_at(p, 0)), f16_to_f32(half_at(p, 1)), f16_to_f32(half_at(p, 2)),
+                      f16_to_f32(half_at(p, 3)) } };
+}
+static inline void f32x4_load8_f16(const void *p, f32x4 *lo, f32x4 *hi)
+{
+    *lo = f32x4_load_f16(p);
+    *hi = f32x4_load_f16((const unsigned char *)p + 8);
+}
+static inline f32x4 f32x4_load_bf16(const void *p)
+{
+    return (f32x4){ { bf16_to_f32(half_at(p, 0)), bf16_to_f32(half_at(p, 1)), bf16_to_f32(half_at(p, 2)),
+                      bf16_to_f32(half_at(p, 3)) } };
+}
+static inline void f32x4_load8_bf16(const void *p, f32x4 *lo, f32x4 *hi)
+{
+    *lo = f32x4_load_bf16(p);
+    *hi = f32x4_load_bf16((const unsigned char *)p + 8);
+}
 
 #endif
 #endif

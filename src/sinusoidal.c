@@ -4,13 +4,11 @@
  */
 #include "posenc.h"
 
-#include <math.h>
-
 #include "checked.h"
 #include "fmath.h"
+#include "params.h"
+#include "position_range.h"
 #include "trig.h"
-
-#define DEFAULT_BASE 10000.0
 
 typedef struct freq_ctx {
     double log_base; /* ln(base)                                  */
@@ -32,7 +30,8 @@ typedef struct layout_plan {
     freq_ctx freq;
 } layout_plan;
 
-static int plan_layout(size_t d, double base, int layout, layout_plan *plan)
+/* The plan of a layout; d_index, layout_index: the argument positions of d_model and layout. */
+static int plan_layout(size_t d, double base, int layout, layout_plan *plan, int d_index, int layout_index)
 {
     size_t half = d / 2;
     plan->freq.log_base = fmath_log(base);
@@ -49,7 +48,10 @@ static int plan_layout(size_t d, double base, int layout, layout_plan *plan)
         return POSENC_OK;
     case POSENC_LAYOUT_FAIRSEQ:
         if (d < 4) /* fairseq's log(10000) / (half_dim - 1) divides by zero */
-            return POSENC_ERR_INVALID_ARGUMENT;
+            return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_D_MODEL, d_index, "d_model",
+                                     POSENC_RULE_INTEGER, (double)d, 4.0, POSENC_POSITION_MAX, NULL,
+                                     "layout 'fairseq' needs d_model >= 4: its ln(base) / (d_model / 2 - 1) divides by "
+                                     "zero below that; 'tensor2tensor' gives the same values and allows any d_model");
         /* from d = 4 on, fairseq's values are tensor2tensor's */
         /* fall through */
     case POSENC_LAYOUT_TENSOR2TENSOR:
@@ -62,25 +64,15 @@ static int plan_layout(size_t d, double base, int layout, layout_plan *plan)
         plan->zero_last = (int)(d & 1);
         return POSENC_OK;
     default:
-        return POSENC_ERR_INVALID_ARGUMENT;
+        return param_fail(POSENC_PARAM_LAYOUT, layout_index, layout);
     }
 }
 
-static int check_positions(size_t length, int32_t offset)
+/* base, 0 the default, checked against its row (at argument position index). */
+static int check_base(double *base, int index)
 {
-    /* the last position offset + length - 1 must be an int32 */
-    if (length > 0 && (uint64_t)(length - 1) > (uint64_t)(POSENC_POSITION_MAX - (int64_t)offset))
-        return POSENC_ERR_INVALID_ARGUMENT;
-    return POSENC_OK;
-}
-
-static int check_base(double *base)
-{
-    if (*base == 0.0)
-        *base = DEFAULT_BASE;
-    if (!(*base > 1.0) || !isfinite(*base))
-        return POSENC_ERR_INVALID_ARGUMENT;
-    return POSENC_OK;
+    *base = param_or_default(POSENC_PARAM_BASE, *base);
+    return param_check(POSENC_PARAM_BASE, index, *base);
 }
 
 /* Writes (or adds into) the table rows for seq positions, n_batch copies. */
@@ -107,16 +99,17 @@ int posenc_sinusoidal(float *out, size_t out_len, size_t length, size_t d_model,
     layout_plan plan;
     int status;
     if (!out)
-        return POSENC_ERR_NULL_POINTER;
-    if (d_model == 0)
-        return POSENC_ERR_INVALID_ARGUMENT;
-    if ((status = check_base(&base)) || (status = check_positions(length, offset)) ||
-        (status = plan_layout(d_model, base, layout, &plan)))
+        return fail_null(1, "out");
+    if ((status = param_check(POSENC_PARAM_LENGTH, 3, (double)length)) ||
+        (status = param_check(POSENC_PARAM_D_MODEL, 4, (double)d_model)) || (status = check_base(&base, 5)) ||
+        (status = check_last_position(length, offset, POSENC_PARAM_OFFSET, 6,
+                                      "positions are int32: offset + length - 1 must be at most 2147483647")) ||
+        (status = plan_layout(d_model, base, layout, &plan, 4, 7)))
         return status;
     if (checked_mul(length, d_model, &need))
-        return POSENC_ERR_SIZE_OVERFLOW;
+        return fail_size(3, "length * d_model", length, d_model);
     if (out_len < need)
-        return POSENC_ERR_BUFFER_TOO_SMALL;
+        return fail_length(2, "out_len", out_len, need);
     if (need == 0) /* nothing to write: compute no frequency (d_model may be huge) */
         return POSENC_OK;
 
@@ -131,13 +124,12 @@ int posenc_sinusoidal_frequencies(double *out, size_t out_len, size_t d_model, d
     layout_plan plan;
     int status;
     if (!out)
-        return POSENC_ERR_NULL_POINTER;
-    if (d_model == 0)
-        return POSENC_ERR_INVALID_ARGUMENT;
-    if ((status = check_base(&base)) || (status = plan_layout(d_model, base, layout, &plan)))
+        return fail_null(1, "out");
+    if ((status = param_check(POSENC_PARAM_D_MODEL, 3, (double)d_model)) || (status = check_base(&base, 4)) ||
+        (status = plan_layout(d_model, base, layout, &plan, 3, 5)))
         return status;
     if (out_len < plan.n_sin)
-        return POSENC_ERR_BUFFER_TOO_SMALL;
+        return fail_length(2, "out_len", out_len, plan.n_sin);
     for (size_t i = 0; i < plan.n_sin; i++)
         out[i] = freq_at(&plan.freq, i);
     return POSENC_OK;
@@ -150,17 +142,20 @@ int posenc_add_sinusoidal(float *x, size_t x_len, size_t batch, size_t seq, size
     layout_plan plan;
     int status;
     if (!x)
-        return POSENC_ERR_NULL_POINTER;
-    if (d_model == 0 || batch == 0 || !isfinite(scale) ||
-        (order != POSENC_ORDER_BSD && order != POSENC_ORDER_SBD))
-        return POSENC_ERR_INVALID_ARGUMENT;
-    if ((status = check_base(&base)) || (status = check_positions(seq, offset)) ||
-        (status = plan_layout(d_model, base, layout, &plan)))
+        return fail_null(1, "x");
+    if ((status = param_check(POSENC_PARAM_BATCH, 3, (double)batch)) ||
+        (status = param_check(POSENC_PARAM_SEQ, 4, (double)seq)) ||
+        (status = param_check(POSENC_PARAM_D_MODEL, 5, (double)d_model)) ||
+        (status = param_check(POSENC_PARAM_ORDER, 6, order)) ||
+        (status = param_check(POSENC_PARAM_SCALE, 7, scale)) || (status = check_base(&base, 8)) ||
+        (status = check_last_position(seq, offset, POSENC_PARAM_OFFSET, 9,
+                                      "positions are int32: offset + seq - 1 must be at most 2147483647")) ||
+        (status = plan_layout(d_model, base, layout, &plan, 5, 10)))
         return status;
     if (checked_mul3(batch, seq, d_model, &need))
-        return POSENC_ERR_SIZE_OVERFLOW;
+        return fail_size(3, "batch * seq * d_model", batch, saturated_mul(seq, d_model));
     if (x_len < need)
-        return POSENC_ERR_BUFFER_TOO_SMALL;
+        return fail_length(2, "x_len", x_len, need);
     if (need == 0)
         return POSENC_OK;
 

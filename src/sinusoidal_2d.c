@@ -14,9 +14,8 @@
 
 #include "checked.h"
 #include "fmath.h"
+#include "params.h"
 #include "trig.h"
-
-#define DEFAULT_BASE 10000.0
 
 /* w_k = base^(-k / q) on one axis whose coordinate is scaled by `scale`:
  * the frequency per grid step is scale * w_k. */
@@ -37,31 +36,37 @@ static double axis_scale(size_t n, double base_size, double interpolation_scale)
     return s / interpolation_scale;
 }
 
-static int finite_or_zero_positive(double v)
+/* d_model against its row, with the reason for its multiple (at argument position index). */
+static int check_d_model(size_t d_model, int index)
 {
-    return v == 0.0 || (isfinite(v) && v > 0.0);
+    if (row_ok(&posenc_param_rows[POSENC_PARAM_D_MODEL_2D], (double)d_model))
+        return POSENC_OK;
+    return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_D_MODEL_2D, index, "d_model",
+                             POSENC_RULE_MULTIPLE, (double)d_model, 4.0, POSENC_POSITION_MAX, NULL,
+                             "a sine and a cosine for each of the two axes");
 }
 
 int posenc_sinusoidal_2d(float *out, size_t out_len, size_t height, size_t width, size_t d_model,
                          double base, int cls_token, double base_size, double interpolation_scale)
 {
     size_t cells, rows, need;
+    int status;
     if (!out)
-        return POSENC_ERR_NULL_POINTER;
-    if (base == 0.0)
-        base = DEFAULT_BASE;
-    if (interpolation_scale == 0.0)
-        interpolation_scale = 1.0;
-    if (d_model < 4 || d_model % 4 != 0 || !(base > 1.0) || !isfinite(base) ||
-        (cls_token != 0 && cls_token != 1) || !finite_or_zero_positive(base_size) ||
-        !finite_or_zero_positive(interpolation_scale) ||
-        height > (size_t)POSENC_POSITION_MAX + 1 || width > (size_t)POSENC_POSITION_MAX + 1)
-        return POSENC_ERR_INVALID_ARGUMENT;
+        return fail_null(1, "out");
+    base = param_or_default(POSENC_PARAM_BASE, base);
+    interpolation_scale = param_or_default(POSENC_PARAM_INTERPOLATION_SCALE, interpolation_scale);
+    if ((status = param_check(POSENC_PARAM_HEIGHT, 3, (double)height)) ||
+        (status = param_check(POSENC_PARAM_WIDTH, 4, (double)width)) ||
+        (status = check_d_model(d_model, 5)) || (status = param_check(POSENC_PARAM_BASE, 6, base)) ||
+        (status = param_check(POSENC_PARAM_CLS_TOKEN, 7, cls_token)) ||
+        (base_size != 0.0 && (status = param_check(POSENC_PARAM_BASE_SIZE, 8, base_size))) ||
+        (status = param_check(POSENC_PARAM_INTERPOLATION_SCALE, 9, interpolation_scale)))
+        return status;
     if (checked_mul(height, width, &cells) || __builtin_add_overflow(cells, (size_t)cls_token, &rows) ||
         checked_mul(rows, d_model, &need))
-        return POSENC_ERR_SIZE_OVERFLOW;
+        return fail_size(3, "(height * width + cls_token) * d_model", saturated_mul(height, width), d_model);
     if (out_len < need)
-        return POSENC_ERR_BUFFER_TOO_SMALL;
+        return fail_length(2, "out_len", out_len, need);
     if (need == 0)
         return POSENC_OK;
 
@@ -71,7 +76,12 @@ int posenc_sinusoidal_2d(float *out, size_t out_len, size_t height, size_t width
         scale_y = axis_scale(height, base_size, interpolation_scale);
         /* the largest angle is the last coordinate times w_0 = 1 */
         if (!isfinite((double)(width - 1) * scale_x) || !isfinite((double)(height - 1) * scale_y))
-            return POSENC_ERR_INVALID_ARGUMENT;
+            return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_INTERPOLATION_SCALE, 9,
+                                     "interpolation_scale", POSENC_RULE_RESULT, interpolation_scale, 0.0, 0.0, NULL,
+                                     base_size != 0.0 ? "makes the coordinates overflow: (width - 1) * base_size / "
+                                                        "width / interpolation_scale, or height's, is not finite"
+                                                      : "makes the coordinates overflow: (width - 1) / "
+                                                        "interpolation_scale, or height's, is not finite");
     }
 
     /* MAE prepends the cls token's row of zeros */

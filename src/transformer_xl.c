@@ -5,6 +5,7 @@
 
 #include "checked.h"
 #include "fmath.h"
+#include "params.h"
 #include "trig.h"
 
 /* mem_transformer.py PositionalEmbedding: inv_freq = 1 / 10000^(arange(0, d, 2) / d) */
@@ -18,16 +19,26 @@ int posenc_transformer_xl_embedding(float *out, size_t out_len, size_t key_len, 
                                     int32_t clamp_length)
 {
     size_t need;
+    int status;
     if (!out)
-        return POSENC_ERR_NULL_POINTER;
-    /* odd d_model: the reference's [sin | cos] is 2 * ceil(d/2) wide, not d */
-    if (d_model < 2 || d_model % 2 != 0 || clamp_length < 0 ||
-        (key_len > 0 && key_len - 1 > (size_t)POSENC_POSITION_MAX))
-        return POSENC_ERR_INVALID_ARGUMENT;
+        return fail_null(1, "out");
+    /* odd d_model: the reference's [sin | cos] is 2 * ceil(d/2) wide, not d;
+       the last position key_len - 1 must be an int32 */
+    if ((status = param_check(POSENC_PARAM_KEY_LEN, 3, (double)key_len)))
+        return status;
+    if (!row_ok(&posenc_param_rows[POSENC_PARAM_D_MODEL_EVEN], (double)d_model))
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_D_MODEL_EVEN, 4, "d_model", POSENC_RULE_EVEN,
+                                 (double)d_model, 2.0, POSENC_POSITION_MAX, NULL,
+                                 "Transformer-XL's frequencies number ceil(d_model / 2): the [sin | cos] row of "
+                                 "an odd d_model is one column wider than d_model");
+    if (clamp_length < 0)
+        return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_CLAMP_LENGTH, 5, "clamp_length",
+                                 POSENC_RULE_INTEGER, clamp_length, 0.0, POSENC_POSITION_MAX, NULL,
+                                 "pass 0 for no clamping, what a negative clamp length means in Transformer-XL");
     if (checked_mul(key_len, d_model, &need))
-        return POSENC_ERR_SIZE_OVERFLOW;
+        return fail_size(3, "key_len * d_model", key_len, d_model);
     if (out_len < need)
-        return POSENC_ERR_BUFFER_TOO_SMALL;
+        return fail_length(2, "out_len", out_len, need);
     if (need == 0)
         return POSENC_OK;
 

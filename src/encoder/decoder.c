@@ -114,7 +114,8 @@ static int work_floats(const model *m, size_t rows, size_t capacity, size_t *len
     if (work_parts(m, rows, &act, &ctx, &inner) || checked_add_mul(&total, 2, act) || checked_add_mul(&total, 1, ctx) ||
         checked_add_mul(&total, 1, inner) ||
         checked_add_mul(&total, rows < NN_ATTEND_ROWS ? rows : NN_ATTEND_ROWS, capacity) ||
-        (stack_relative_bias(m) && checked_add_mul(&total, c->heads, capacity)))
+        (stack_relative_bias(m) && checked_add_mul(&total, c->heads, capacity)) ||
+        checked_add_mul(&total, 1, stack_tile_len(m)))
         return 1;
     *len = total;
     return 0;
@@ -221,14 +222,14 @@ static int own_rope(posenc_decoder *d)
     d->lists = d->lists_len ? grab(d, d->lists_len, sizeof *d->lists) : NULL;
     if (!d->freqs || (d->lists_len && !d->lists))
         return fail_memory(2, "the RoPE frequencies", half + d->lists_len, sizeof *d->freqs);
-    double *at = d->lists;
-    if (longrope) {
+    double *at = d->lists; /* NULL only when there is no list to keep */
+    if (longrope && at) {
         memcpy(at, r->scaling.short_factor, half * sizeof *at);
         memcpy(at + half, r->scaling.long_factor, half * sizeof *at);
         r->scaling.short_factor = at, r->scaling.long_factor = at + half;
         at += 2 * half;
     }
-    if (r->inv_freq) {
+    if (r->inv_freq && at) {
         memcpy(at, r->inv_freq, half * sizeof *at);
         r->inv_freq = at;
     }
@@ -404,7 +405,7 @@ int posenc_decoder_feed(posenc_decoder *d, const int32_t *tokens, const int32_t 
     stack s = { .m = &d->m, .params = d->params, .x = x, .h = h, .ctx = ctx, .q = q, .hidden = q, .scores = score,
                 .keys = d->cache, .v_offset = d->capacity * kvd, .layer_stride = 2 * d->capacity * kvd,
                 .first = first, .rows = rows, .causal = 1, .positions = d->explicit_pos ? d->pos : NULL,
-                .bias_row = scratch };
+                .bias_row = scratch, .tile = scratch + (stack_relative_bias(&d->m) ? c->heads * d->capacity : 0) };
     if (c->positional == POSENC_POSITIONAL_ROPE) { /* the frequencies once, not per layer */
         if (d->length_dependent) {
             rope_plan_block(&plan, 0, plan.half, d->freqs);
@@ -420,8 +421,8 @@ int posenc_decoder_feed(posenc_decoder *d, const int32_t *tokens, const int32_t 
     }
     stack_embed(&s, fed, d->language);
     stack_layers(&s);
-    nn_linear(d->logits, c->vocab_size, x + (rows - 1) * dm, dm, 1, stack_lm_head(&d->m, d->params), dm,
-              c->vocab_size, dm, NULL);
+    stack_linear(&d->m, d->logits, c->vocab_size, x + (rows - 1) * dm, dm, 1, stack_lm_head(&d->m, d->params),
+                 c->vocab_size, dm, NULL, s.tile);
     if (logits)
         memcpy(logits, d->logits, c->vocab_size * sizeof *logits);
     d->next = (size_t)d->pos[end - 1] + 1;

@@ -16,12 +16,12 @@
 /* ALiBi and T5 biases depend on j - i alone: one row per head over
  * j - i = -(seq - 1) .. seq - 1, whose last key position 2 seq - 2 must be
  * an int32 position */
-#define BIAS_SEQ_MAX (((size_t)POSENC_POSITION_MAX + 2) / 2)
+static const size_t BIAS_SEQ_MAX = 1073741824; /* (POSENC_POSITION_MAX + 2) / 2 = 2^30 */
 
 /* A model and the workspace of one pass over seq tokens. */
 typedef struct plan {
     model m;
-    size_t act, ctx, inner, plane, scores, bias_row, bias_len, work_len;
+    size_t act, ctx, inner, plane, scores, bias_row, bias_len, tile, work_len;
     rope_plan rope; /* ROPE: the frequencies of a pass over seq tokens */
 } plan;
 
@@ -46,8 +46,9 @@ static int make_plan(plan *p, const posenc_encoder_config *config, int config_in
                                  "learned.max_length", "learned positions stop there");
 
     /* workspace: h [seq][d], ctx [seq][max(d, q_dim)]; q, k, v or the hidden
-       layer; the scores of a block of queries; the relative bias rows; with an
-       LM head, the hidden states [seq][d] the logits read */
+       layer; the scores of a block of queries; the relative bias rows; the
+       tile of 16-bit weights widened; with an LM head, the hidden states
+       [seq][d] the logits read */
     size_t d = c->d_model, qkv = 0, hidden = 0, kv = 0;
     p->act = 0;
     p->ctx = 0;
@@ -56,6 +57,7 @@ static int make_plan(plan *p, const posenc_encoder_config *config, int config_in
     p->bias_len = 0;
     p->work_len = 0;
     p->bias_row = biased && seq ? 2 * seq - 1 : 0; /* seq <= BIAS_SEQ_MAX: no overflow */
+    p->tile = stack_tile_len(&p->m);
     if (checked_mul(seq, d, &p->act) || checked_mul(seq, stack_ctx_per_row(&p->m), &p->ctx) ||
         checked_add_mul(&qkv, seq, p->m.q_dim) || checked_mul(seq, p->m.kv_dim, &kv) || checked_add_mul(&qkv, 2, kv) ||
         checked_add_mul(&hidden, seq, stack_hidden_per_row(&p->m)) ||
@@ -64,7 +66,8 @@ static int make_plan(plan *p, const posenc_encoder_config *config, int config_in
         checked_mul(p->bias_row, c->heads, &p->bias_len) || checked_add_mul(&p->work_len, 1, p->act) ||
         checked_add_mul(&p->work_len, 1, p->ctx) ||
         checked_add_mul(&p->work_len, 1, qkv > hidden ? qkv : hidden) || checked_add_mul(&p->work_len, 1, p->scores) ||
-        checked_add_mul(&p->work_len, 1, p->bias_len) || checked_add_mul(&p->work_len, c->lm_head != POSENC_LM_HEAD_NONE, p->act))
+        checked_add_mul(&p->work_len, 1, p->bias_len) || checked_add_mul(&p->work_len, 1, p->tile) ||
+        checked_add_mul(&p->work_len, c->lm_head != POSENC_LM_HEAD_NONE, p->act))
         return fail_size(seq_index, "the workspace (seq * seq * heads)", seq, seq);
     p->inner = qkv > hidden ? qkv : hidden;
     return POSENC_OK;
@@ -159,7 +162,8 @@ static void encode(const plan *p, const pass *a, float *x)
     stack s = { .m = &p->m, .params = a->params, .x = x, .h = h, .ctx = ctx, .q = q, .hidden = q,
                 .scores = scores, .keys = q + seq * p->m.q_dim, .v_offset = seq * p->m.kv_dim, .layer_stride = 0, .first = 0,
                 .rows = seq, .key_mask = a->key_mask, .causal = a->causal, .probs = a->attention, .rope = &p->rope,
-                .positions = a->positions, .bias_row = scores + p->scores };
+                .positions = a->positions, .bias_row = scores + p->scores,
+                .tile = scores + p->scores + p->bias_len };
     stack_embed(&s, a->tokens, a->language);
     /* the bias of query i and key j depends on j - i alone: one query at
        position seq - 1 against keys 0 .. 2 seq - 2 holds every value of the
@@ -197,10 +201,11 @@ int posenc_encoder_logits(float *out, size_t out_len, const posenc_encoder_confi
     if ((status = check_pass(&p, config, &a, out, out_len, 1)))
         return status;
     const posenc_encoder_config *c = &p.m.c;
-    /* the hidden states sit at the end of the workspace, after the layers' scratch */
+    /* the hidden states sit at the end of the workspace, after the layers' scratch (the tile last) */
     float *hidden = work + p.work_len - p.act;
     encode(&p, &a, hidden);
     size_t d = c->d_model;
-    nn_linear(out, c->vocab_size, hidden, d, seq, stack_lm_head(&p.m, params), d, c->vocab_size, d, NULL);
+    stack_linear(&p.m, out, c->vocab_size, hidden, d, seq, stack_lm_head(&p.m, params), c->vocab_size, d, NULL,
+                 hidden - p.tile);
     return POSENC_OK;
 }

@@ -109,31 +109,49 @@ static int add_part(size_t *field, size_t *off, int present, size_t n)
     return present && checked_add_mul(off, 1, n);
 }
 
+/* The floats of a matrix of rows x cols values in the model's weight_format
+ * (posenc_weight_format: halves two to a float); 1 on overflow. */
+static int matrix_len(const model *m, size_t rows, size_t cols, size_t *len)
+{
+    if (checked_mul(rows, cols, len))
+        return 1;
+    if (m->c.weight_format != POSENC_WEIGHT_FORMAT_F32)
+        *len = *len / 2 + *len % 2;
+    return 0;
+}
+
+/* Records a layer's total length; 0 (success), for the chain of layout_layer. */
+static int set_layer_len(model *m, size_t len)
+{
+    m->layer_len = len;
+    return 0;
+}
+
 /* The offsets of a layer's tensors (posenc_encoder.h, posenc_encoder_sizes) and their total. */
 static int layout_layer(model *m)
 {
     const posenc_encoder_config *c = &m->c;
     size_t d = c->d_model, q_w = 0, kv_w = 0, o_w = 0, off = 0;
-    int bias = c->attention_bias != POSENC_ATTENTION_BIAS_NONE, layer = c->norm_kind == POSENC_NORM_KIND_LAYER;
+    int bias = c->attention_bias != POSENC_ATTENTION_BIAS_NONE, with_beta = c->norm_kind == POSENC_NORM_KIND_LAYER;
     int gated = c->mlp == POSENC_MLP_GATED;
     layer_parts *at = &m->at;
-    if (checked_mul(m->q_dim, d, &q_w) || checked_mul(m->kv_dim, d, &kv_w) || checked_mul(d, m->q_dim, &o_w))
+    if (matrix_len(m, m->q_dim, d, &q_w) || matrix_len(m, m->kv_dim, d, &kv_w) || matrix_len(m, d, m->q_dim, &o_w) ||
+        matrix_len(m, c->d_ff, d, &m->ff_mat))
         return 1;
-    if (gated) { /* gate, up [d_ff][d], down [d][d_ff] */
-        size_t ff = 0;
-        if (checked_add_mul(&ff, 3, c->d_ff) || checked_mul(ff, d, &m->ff_len))
-            return 1;
-    } else if ((m->ff_len = nn_feed_forward_len(d, c->d_ff)) == 0) {
+    /* GATED: gate, up [d_ff][d], down [d][d_ff]; PLAIN: W1 [d_ff][d], b1, W2 [d][d_ff], b2 */
+    m->ff_len = 0;
+    if (gated ? checked_add_mul(&m->ff_len, 3, m->ff_mat)
+              : checked_add_mul(&m->ff_len, 2, m->ff_mat) || checked_add_mul(&m->ff_len, 1, c->d_ff) ||
+                    checked_add_mul(&m->ff_len, 1, d))
         return 1;
-    }
     return add_part(&at->q_w, &off, 1, q_w) || add_part(&at->q_b, &off, bias, m->q_dim) ||
            add_part(&at->k_w, &off, 1, kv_w) || add_part(&at->k_b, &off, bias, m->kv_dim) ||
            add_part(&at->v_w, &off, 1, kv_w) || add_part(&at->v_b, &off, bias, m->kv_dim) ||
            add_part(&at->o_w, &off, 1, o_w) ||
            add_part(&at->o_b, &off, c->attention_bias == POSENC_ATTENTION_BIAS_ALL, d) ||
            add_part(&at->q_norm, &off, c->qk_norm, m->head_dim) || add_part(&at->k_norm, &off, c->qk_norm, m->head_dim) ||
-           add_part(&at->norm1, &off, 1, (size_t)(1 + layer) * d) || add_part(&at->ff, &off, 1, m->ff_len) ||
-           add_part(&at->norm2, &off, 1, (size_t)(1 + layer) * d) || (m->layer_len = off, 0);
+           add_part(&at->norm1, &off, 1, (size_t)(1 + with_beta) * d) || add_part(&at->ff, &off, 1, m->ff_len) ||
+           add_part(&at->norm2, &off, 1, (size_t)(1 + with_beta) * d) || set_layer_len(m, off);
 }
 
 /* The block's parts (posenc_encoder_config, after norm_eps): their ranges and
@@ -148,7 +166,8 @@ static int check_block(model *m, int index)
         (status = encoder_check(POSENC_PARAM_BLOCK_HEAD_DIM, index, (double)c->head_dim)) ||
         (status = encoder_check(POSENC_PARAM_ATTENTION_BIAS, index, c->attention_bias)) ||
         (status = encoder_check(POSENC_PARAM_QK_NORM, index, c->qk_norm)) ||
-        (status = encoder_check(POSENC_PARAM_WINDOW, index, (double)c->window)))
+        (status = encoder_check(POSENC_PARAM_WINDOW, index, (double)c->window)) ||
+        (status = encoder_check(POSENC_PARAM_WEIGHT_FORMAT, index, c->weight_format)))
         return status;
     if (c->head_dim == 0 && c->d_model % c->heads)
         return param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_ENCODER_D_MODEL, index, "d_model",
@@ -179,6 +198,22 @@ size_t stack_ctx_per_row(const model *m)
     return m->q_dim > m->c.d_model ? m->q_dim : m->c.d_model;
 }
 
+size_t stack_tile_len(const model *m)
+{
+    size_t n = m->c.d_model > m->q_dim ? m->c.d_model : m->q_dim;
+    n = m->c.d_ff > n ? m->c.d_ff : n;
+    return m->c.weight_format == POSENC_WEIGHT_FORMAT_F32 ? 0 : 4 * n; /* each <= 2^31 - 1: no overflow */
+}
+
+void stack_linear(const model *m, float *y, size_t ys, const float *x, size_t xs, size_t rows, const float *w,
+                  size_t outs, size_t n, const float *bias, float *tile)
+{
+    if (m->c.weight_format == POSENC_WEIGHT_FORMAT_F32)
+        nn_linear(y, ys, x, xs, rows, w, n, outs, n, bias);
+    else
+        nn_linear_half(y, ys, x, xs, rows, w, m->c.weight_format, outs, n, bias, tile);
+}
+
 int stack_model(model *m, const posenc_encoder_config *config, int index)
 {
     int status;
@@ -206,19 +241,20 @@ int stack_model(model *m, const posenc_encoder_config *config, int index)
     if ((status = check_positional(m, index)) || (status = check_query_scale(&c->query_scale, index)))
         return status;
 
-    size_t d = c->d_model, norm = c->norm_kind == POSENC_NORM_KIND_LAYER ? 2 * d : d;
+    size_t d = c->d_model, norm_len = c->norm_kind == POSENC_NORM_KIND_LAYER ? 2 * d : d;
     m->t5_len = 0;
     m->pos_len = 0;
     m->head_len = 0;
     m->layer_len = 0;
     m->params_len = 0;
-    if (layout_layer(m) || checked_add_mul(&m->params_len, c->vocab_size, d) ||
+    if (layout_layer(m) || matrix_len(m, c->vocab_size, d, &m->embed_len) ||
+        checked_add_mul(&m->params_len, 1, m->embed_len) ||
         (c->positional == POSENC_POSITIONAL_LEARNED && checked_mul(c->learned.max_length, d, &m->pos_len)) ||
         checked_add_mul(&m->params_len, 1, m->pos_len) || checked_add_mul(&m->params_len, c->languages, d) ||
         (c->positional == POSENC_POSITIONAL_T5 && checked_mul(c->t5.num_buckets, c->heads, &m->t5_len)) ||
         checked_add_mul(&m->params_len, 1, m->t5_len) || checked_add_mul(&m->params_len, c->layers, m->layer_len) ||
-        checked_add_mul(&m->params_len, (size_t)c->final_norm, norm) ||
-        (c->lm_head == POSENC_LM_HEAD_OWN && checked_mul(c->vocab_size, d, &m->head_len)) ||
+        checked_add_mul(&m->params_len, (size_t)c->final_norm, norm_len) ||
+        (c->lm_head == POSENC_LM_HEAD_OWN && matrix_len(m, c->vocab_size, d, &m->head_len)) ||
         checked_add_mul(&m->params_len, 1, m->head_len))
         return fail_size(index, "the parameters", c->layers, m->layer_len);
     return POSENC_OK;
@@ -306,7 +342,7 @@ int stack_check_buffers(const model *m, const float *params, const int32_t *toke
 /* Where each part of params starts (posenc_encoder.h, posenc_encoder_sizes). */
 static const float *pos_table(const model *m, const float *params)
 {
-    return params + m->c.vocab_size * m->c.d_model;
+    return params + m->embed_len;
 }
 
 static const float *language_table(const model *m, const float *params)
@@ -361,10 +397,19 @@ void stack_embed(const stack *s, const int32_t *tokens, int32_t language)
     const posenc_encoder_config *c = &m->c;
     size_t d = c->d_model, rows = s->rows;
     int sinusoidal = c->positional == POSENC_POSITIONAL_SINUSOIDAL;
-    float scale = (float)c->embed_scale;
-    for (size_t r = 0; r < rows; r++)
+    float scale = (float)c->embed_scale, f = sinusoidal ? 1.0f : scale;
+    for (size_t r = 0; r < rows; r++) {
+        float *x = s->x + r * d;
+        size_t row = (size_t)tokens[r] * d;
+        if (c->weight_format == POSENC_WEIGHT_FORMAT_F32) {
+            for (size_t k = 0; k < d; k++)
+                x[k] = s->params[row + k] * f;
+            continue;
+        }
+        nn_widen(x, (const unsigned char *)s->params + 2 * row, c->weight_format, d);
         for (size_t k = 0; k < d; k++)
-            s->x[r * d + k] = s->params[(size_t)tokens[r] * d + k] * (sinusoidal ? 1.0f : scale);
+            x[k] *= f;
+    }
     /* every position <= POSENC_POSITION_MAX (and < learned.max_length): checked */
     if (sinusoidal && !s->positions)
         posenc_add_sinusoidal(s->x, rows * d, 1, rows, d, POSENC_ORDER_BSD, scale, c->sinusoidal.base,
@@ -473,9 +518,9 @@ static void self_attention(const stack *s, const float *in, float *dst, const fl
     size_t d = c->d_model, qd = m->q_dim, kvd = m->kv_dim, rows = s->rows, keys = s->first + rows;
     float *k = s->keys + layer * s->layer_stride, *v = k + s->v_offset;
     float *k_new = k + s->first * kvd, *v_new = v + s->first * kvd;
-    nn_linear(s->q, qd, in, d, rows, w + at->q_w, d, qd, d, part(w, at->q_b));
-    nn_linear(k_new, kvd, in, d, rows, w + at->k_w, d, kvd, d, part(w, at->k_b));
-    nn_linear(v_new, kvd, in, d, rows, w + at->v_w, d, kvd, d, part(w, at->v_b));
+    stack_linear(m, s->q, qd, in, d, rows, w + at->q_w, qd, d, part(w, at->q_b), s->tile);
+    stack_linear(m, k_new, kvd, in, d, rows, w + at->k_w, kvd, d, part(w, at->k_b), s->tile);
+    stack_linear(m, v_new, kvd, in, d, rows, w + at->v_w, kvd, d, part(w, at->v_b), s->tile);
     if (c->qk_norm) { /* before RoPE, as Qwen3Attention */
         norm_heads(s->q, rows, c->heads, m->head_dim, w + at->q_norm, c->norm_eps);
         norm_heads(k_new, rows, c->kv_heads, m->head_dim, w + at->k_norm, c->norm_eps);
@@ -494,7 +539,7 @@ static void self_attention(const stack *s, const float *in, float *dst, const fl
     else
         nn_attend(s->ctx, s->q, k, v, qd, kvd, m->group, s->first, rows, c->heads, m->head_dim, s->bias,
                   s->key_mask, s->causal, c->window, probs, s->scores);
-    nn_linear(dst, d, s->ctx, qd, rows, w + at->o_w, qd, d, qd, part(w, at->o_b));
+    stack_linear(m, dst, d, s->ctx, qd, rows, w + at->o_w, d, qd, part(w, at->o_b), s->tile);
 }
 
 /* out (== x allowed) [rows][d] = the norm of norm_kind with the tensors at g (LAYER: gamma, then beta). */
@@ -507,23 +552,28 @@ static void norm(const model *m, float *out, const float *x, size_t rows, const 
         nn_layer_norm(out, x, rows, d, g, g + d, m->c.norm_eps);
 }
 
-/* out [rows][d] = FF(x) (PLAIN or GATED); hidden: rows * stack_hidden_per_row floats. */
+/* out [rows][d] = FF(x) (PLAIN or GATED); hidden: rows * stack_hidden_per_row
+ * floats. ff: the block's tensors, each matrix m->ff_mat floats. */
 static void feed_forward(const stack *s, float *out, const float *x, const float *ff)
 {
-    const posenc_encoder_config *c = &s->m->c;
-    size_t d = c->d_model, f = c->d_ff, rows = s->rows;
-    if (c->mlp == POSENC_MLP_PLAIN) {
-        nn_feed_forward(out, x, rows, d, f, ff, c->activation, s->hidden);
+    const model *m = s->m;
+    const posenc_encoder_config *c = &m->c;
+    size_t d = c->d_model, f = c->d_ff, rows = s->rows, fm = m->ff_mat;
+    if (c->mlp == POSENC_MLP_PLAIN) { /* nn_feed_forward's steps: W1 | b1 | W2 | b2 */
+        const float *b1 = ff + fm, *w2 = b1 + f, *b2 = w2 + fm;
+        stack_linear(m, s->hidden, f, x, d, rows, ff, f, d, b1, s->tile);
+        nn_activate(s->hidden, rows * f, c->activation);
+        stack_linear(m, out, d, s->hidden, f, rows, w2, d, f, b2, s->tile);
         return;
     }
     /* down(act(gate(x)) * up(x)): gate rows in hidden, up rows after them */
     float *gate = s->hidden, *up = gate + rows * f;
-    nn_linear(gate, f, x, d, rows, ff, d, f, d, NULL);
-    nn_linear(up, f, x, d, rows, ff + f * d, d, f, d, NULL);
+    stack_linear(m, gate, f, x, d, rows, ff, f, d, NULL, s->tile);
+    stack_linear(m, up, f, x, d, rows, ff + fm, f, d, NULL, s->tile);
     nn_activate(gate, rows * f, c->activation);
     for (size_t i = 0; i < rows * f; i++)
         gate[i] *= up[i];
-    nn_linear(out, d, gate, f, rows, ff + 2 * f * d, f, d, f, NULL);
+    stack_linear(m, out, d, gate, f, rows, ff + 2 * fm, d, f, NULL, s->tile);
 }
 
 static void layer(const stack *s, const float *w, size_t l)

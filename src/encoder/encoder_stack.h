@@ -29,6 +29,8 @@ typedef struct layer_parts {
 typedef struct model {
     posenc_encoder_config c;
     size_t head_dim, q_dim, kv_dim, group, ff_len, layer_len, t5_len, pos_len, head_len, params_len;
+    size_t embed_len; /* the floats of embed.weight (halves: two to a float) */
+    size_t ff_mat;    /* the floats of one feed-forward matrix, [d_ff][d] or [d][d_ff] */
     layer_parts at;
     rope_plan rope; /* ROPE: the checked rotary embedding (frequencies of no particular length) */
 } model;
@@ -39,6 +41,15 @@ size_t stack_hidden_per_row(const model *m);
 /* The floats of the ctx buffer per row: max(d_model, q_dim) (the attention's
  * context before W_o, and the feed-forward's output). */
 size_t stack_ctx_per_row(const model *m);
+
+/* The floats of the tile that a pass over more than one row widens 16-bit
+ * weights into (nn_linear_half): 4 max(d, q_dim, d_ff), or 0 with F32 weights. */
+size_t stack_tile_len(const model *m);
+
+/* y [rows][outs] (rows ys apart) = x W^T (+ bias), W [outs][n] the matrix at
+ * w in the model's weight_format (tile: stack_tile_len floats). */
+void stack_linear(const model *m, float *y, size_t ys, const float *x, size_t xs, size_t rows, const float *w,
+                  size_t outs, size_t n, const float *bias, float *tile);
 
 /* Checks config (every rule of posenc_encoder_config; the call's argument
  * `index`) and fills *m. */
@@ -102,6 +113,7 @@ typedef struct stack {
     const rope_plan *rope; /* ROPE: the pass's plan (stack_rope)           */
     const int32_t *positions; /* NULL, or the position of every row        */
     float *bias_row; /* explicit positions, ALIBI or T5: heads * (first + rows) floats */
+    float *tile;     /* stack_tile_len floats                               */
 } stack;
 
 /*
@@ -119,7 +131,8 @@ void stack_embed(const stack *s, const int32_t *tokens, int32_t language);
 /* Every layer on s->x, then the final norm. */
 void stack_layers(const stack *s);
 
-/* The LM head's weight [vocab_size][d_model] (own or tied). */
+/* The LM head's weight [vocab_size][d_model] (own or tied), in the model's
+ * weight_format (stack_linear reads it). */
 const float *stack_lm_head(const model *m, const float *params);
 
 #endif

@@ -6,6 +6,7 @@
  */
 #include "nn_kernels.h"
 
+#include "posenc_encoder.h"
 #include "simd.h"
 
 /* Scalar tails stay loops: unrolling them buys nothing and the wasm ships inline. */
@@ -163,6 +164,150 @@ void nn_linear(float *y, size_t ys, const float *x, size_t xs, size_t rows, cons
     }
     if (r < rows)
         linear_row(y + r * ys, x + r * xs, w, wstride, outs, n, bias);
+}
+
+/* ------------------------------------------------------------ 16-bit weights */
+
+/* Four and eight halves at p as floats, and half i (bf16: BF16, else F16). */
+static inline ALWAYS_INLINE f32x4 load4_half(const unsigned char *p, int bf16)
+{
+    return bf16 ? f32x4_load_bf16(p) : f32x4_load_f16(p);
+}
+
+static inline ALWAYS_INLINE void load8_half(const unsigned char *p, int bf16, f32x4 *lo, f32x4 *hi)
+{
+    if (bf16)
+        f32x4_load8_bf16(p, lo, hi);
+    else
+        f32x4_load8_f16(p, lo, hi);
+}
+
+static inline ALWAYS_INLINE float half_value(const unsigned char *p, size_t i, int bf16)
+{
+    return bf16 ? bf16_to_f32(half_at(p, i)) : f16_to_f32(half_at(p, i));
+}
+
+/* dot() with w as halves: the same order. */
+static inline ALWAYS_INLINE float dot_half(const float *x, const unsigned char *w, size_t n, int bf16)
+{
+    size_t n4 = n & ~(size_t)3, i;
+    f32x4 acc = f32x4_splat(0.0f);
+    for (i = 0; i < n4; i += 4)
+        acc = f32x4_add(acc, f32x4_mul(f32x4_load(x + i), load4_half(w + 2 * i, bf16)));
+    float s = f32x4_sum(acc);
+    SCALAR_LOOP
+    for (; i < n; i++)
+        s += x[i] * half_value(w, i, bf16);
+    return s;
+}
+
+/*
+ * block_1x4 with the four weight rows as halves (row o at w + 2 o n bytes):
+ * eight per step, as two of block_1x4's steps of four in its order, then a
+ * step of four, the tail and the bias as block_1x4 adds them. Memory-bound
+ * at a model's size, a token's products read half the bytes (widening costs
+ * a few lane operations per four weights: bench/half-weights.mjs).
+ */
+static inline ALWAYS_INLINE void block_1x4_half(float *y, const float *x, const unsigned char *w, size_t n,
+                                                const float *bias, int bf16)
+{
+    size_t n4 = n & ~(size_t)3, n8 = n & ~(size_t)7, i;
+    const unsigned char *w0 = w, *w1 = w + 2 * n, *w2 = w + 4 * n, *w3 = w + 6 * n;
+    f32x4 a0 = f32x4_splat(0.0f), a1 = a0, a2 = a0, a3 = a0, lo, hi;
+    for (i = 0; i < n8; i += 8) {
+        f32x4 u = f32x4_load(x + i), v = f32x4_load(x + i + 4);
+        load8_half(w0 + 2 * i, bf16, &lo, &hi);
+        a0 = f32x4_add(f32x4_add(a0, f32x4_mul(u, lo)), f32x4_mul(v, hi));
+        load8_half(w1 + 2 * i, bf16, &lo, &hi);
+        a1 = f32x4_add(f32x4_add(a1, f32x4_mul(u, lo)), f32x4_mul(v, hi));
+        load8_half(w2 + 2 * i, bf16, &lo, &hi);
+        a2 = f32x4_add(f32x4_add(a2, f32x4_mul(u, lo)), f32x4_mul(v, hi));
+        load8_half(w3 + 2 * i, bf16, &lo, &hi);
+        a3 = f32x4_add(f32x4_add(a3, f32x4_mul(u, lo)), f32x4_mul(v, hi));
+    }
+    if (i < n4) {
+        f32x4 u = f32x4_load(x + i);
+        a0 = f32x4_add(a0, f32x4_mul(u, load4_half(w0 + 2 * i, bf16)));
+        a1 = f32x4_add(a1, f32x4_mul(u, load4_half(w1 + 2 * i, bf16)));
+        a2 = f32x4_add(a2, f32x4_mul(u, load4_half(w2 + 2 * i, bf16)));
+        a3 = f32x4_add(a3, f32x4_mul(u, load4_half(w3 + 2 * i, bf16)));
+    }
+    f32x4 s0 = f32x4_sum4(a0, a1, a2, a3);
+    if (n4 == n) {
+        if (bias)
+            s0 = f32x4_add(s0, f32x4_load(bias));
+        f32x4_store(y, s0);
+        return;
+    }
+    float t[4];
+    f32x4_store(t, s0);
+    for (size_t o = 0; o < 4; o++) {
+        const unsigned char *wo = w + 2 * o * n;
+        SCALAR_LOOP
+        for (size_t k = n4; k < n; k++)
+            t[o] += x[k] * half_value(wo, k, bf16);
+        y[o] = bias ? t[o] + bias[o] : t[o];
+    }
+}
+
+/* One row against the halves: four outputs at a time, then one by one (linear_row's order). */
+static inline ALWAYS_INLINE void linear_row_half(float *y, const float *x, const unsigned char *w, size_t outs,
+                                                 size_t n, const float *bias, int bf16)
+{
+    size_t o = 0;
+    for (; o + 4 <= outs; o += 4)
+        block_1x4_half(y + o, x, w + 2 * o * n, n, bias ? bias + o : NULL, bf16);
+    for (; o < outs; o++) {
+        float t = dot_half(x, w + 2 * o * n, n, bf16);
+        y[o] = bias ? t + bias[o] : t;
+    }
+}
+
+/* The two formats apart, each with its loads inlined. */
+static void linear_row_f16(float *y, const float *x, const unsigned char *w, size_t outs, size_t n, const float *bias)
+{
+    linear_row_half(y, x, w, outs, n, bias, 0);
+}
+
+static void linear_row_bf16(float *y, const float *x, const unsigned char *w, size_t outs, size_t n, const float *bias)
+{
+    linear_row_half(y, x, w, outs, n, bias, 1);
+}
+
+void nn_widen(float *out, const void *w, int format, size_t n)
+{
+    const unsigned char *p = w;
+    int bf16 = format == POSENC_WEIGHT_FORMAT_BF16;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        f32x4 lo, hi;
+        load8_half(p + 2 * i, bf16, &lo, &hi);
+        f32x4_store(out + i, lo);
+        f32x4_store(out + i + 4, hi);
+    }
+    SCALAR_LOOP
+    for (; i < n; i++)
+        out[i] = half_value(p, i, bf16);
+}
+
+void nn_linear_half(float *y, size_t ys, const float *x, size_t xs, size_t rows, const void *w, int format,
+                    size_t outs, size_t n, const float *bias, float *tile)
+{
+    const unsigned char *p = w;
+    if (rows == 1) {
+        if (format == POSENC_WEIGHT_FORMAT_BF16)
+            linear_row_bf16(y, x, p, outs, n, bias);
+        else
+            linear_row_f16(y, x, p, outs, n, bias);
+        return;
+    }
+    /* every output of nn_linear sums in one order whatever its blocking: four
+       outputs at a time give the whole product's bits */
+    for (size_t o = 0; rows && o < outs; o += 4) {
+        size_t k = outs - o < 4 ? outs - o : 4;
+        nn_widen(tile, p + 2 * o * n, format, k * n);
+        nn_linear(y + o, ys, x, xs, rows, tile, n, k, n, bias ? bias + o : NULL);
+    }
 }
 
 /* Up to four rows (a0..a3, the same row repeated when fewer) by eight columns:

@@ -9,12 +9,11 @@
 #include <math.h>
 
 #include "checked.h"
+#include "encoder_params.h"
 #include "nn_attend.h"
 #include "nn_kernels.h"
 #include "nn_math.h"
 #include "nn_ops.h"
-
-#define DEFAULT_EPS 1e-5
 
 size_t nn_feed_forward_len(size_t d_model, size_t d_ff)
 {
@@ -24,12 +23,6 @@ size_t nn_feed_forward_len(size_t d_model, size_t d_ff)
         __builtin_add_overflow(total, d_model, &total))
         return 0;
     return total;
-}
-
-int nn_valid_activation(int activation)
-{
-    return activation == POSENC_ACTIVATION_RELU || activation == POSENC_ACTIVATION_GELU ||
-           activation == POSENC_ACTIVATION_GELU_TANH || activation == POSENC_ACTIVATION_SILU;
 }
 
 void nn_attend(float *out, const float *q, const float *k, const float *v, size_t q_stride, size_t kv_stride,
@@ -66,21 +59,37 @@ int posenc_embed(float *out, size_t out_len, const int32_t *tokens, size_t seq, 
                  size_t table_len, size_t vocab_size, size_t d_model, float scale)
 {
     size_t need, rows;
-    if (!out || !table || (!tokens && seq))
-        return POSENC_ERR_NULL_POINTER;
-    if (vocab_size == 0 || d_model == 0 || !isfinite(scale))
-        return POSENC_ERR_INVALID_ARGUMENT;
-    if (checked_mul(seq, d_model, &need) || checked_mul(vocab_size, d_model, &rows))
-        return POSENC_ERR_SIZE_OVERFLOW;
-    if (out_len < need || table_len < rows)
-        return POSENC_ERR_BUFFER_TOO_SMALL;
+    int status;
+    if (!out)
+        return fail_null(1, "out");
+    if (!tokens && seq)
+        return fail_null(3, "tokens");
+    if (!table)
+        return fail_null(5, "table");
+    if ((status = encoder_check(POSENC_PARAM_VOCAB_SIZE, 7, (double)vocab_size)) ||
+        (status = encoder_check(POSENC_PARAM_ENCODER_D_MODEL, 8, (double)d_model)) ||
+        (status = encoder_check(POSENC_PARAM_EMBED_FACTOR, 9, scale)))
+        return status;
+    if (checked_mul(seq, d_model, &need))
+        return fail_size(4, "seq * d_model", seq, d_model);
+    if (checked_mul(vocab_size, d_model, &rows))
+        return fail_size(7, "vocab_size * d_model", vocab_size, d_model);
+    if (out_len < need)
+        return fail_length(2, "out_len", out_len, need);
+    if (table_len < rows)
+        return fail_length(6, "table_len", table_len, rows);
     for (size_t s = 0; s < seq; s++)
         if (tokens[s] < 0 || (size_t)tokens[s] >= vocab_size)
-            return POSENC_ERR_INVALID_ARGUMENT;
+            return param_element(param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_TOKENS, 3, "tokens",
+                                                   POSENC_RULE_INTEGER, tokens[s], 0.0, (double)vocab_size - 1.0,
+                                                   "vocab_size - 1", NULL),
+                                 s);
     /* out is written while tokens are read: an out over the ids would turn
        checked ids into unchecked ones (a read out of bounds) */
-    if (nn_overlap(out, need, table, rows) || nn_overlap(out, need, tokens, seq))
-        return POSENC_ERR_INVALID_ARGUMENT;
+    if (nn_overlap(out, need, table, rows))
+        return fail_overlap(1, "out", "table");
+    if (nn_overlap(out, need, tokens, seq))
+        return fail_overlap(1, "out", "tokens");
     for (size_t s = 0; s < seq; s++) {
         const float *e = table + (size_t)tokens[s] * d_model;
         for (size_t k = 0; k < d_model; k++)
@@ -93,20 +102,27 @@ int posenc_layer_norm(float *out, size_t out_len, const float *x, size_t x_len, 
                       const float *gamma, const float *beta, double eps)
 {
     size_t need;
-    if (!out || !x)
-        return POSENC_ERR_NULL_POINTER;
-    if (eps == 0.0)
-        eps = DEFAULT_EPS;
-    if (d_model == 0 || !isfinite(eps) || !(eps > 0.0))
-        return POSENC_ERR_INVALID_ARGUMENT;
+    int status;
+    if (!out)
+        return fail_null(1, "out");
+    if (!x)
+        return fail_null(3, "x");
+    eps = encoder_or_default(POSENC_PARAM_EPS, eps);
+    if ((status = encoder_check(POSENC_PARAM_ENCODER_D_MODEL, 6, (double)d_model)) ||
+        (status = encoder_check(POSENC_PARAM_EPS, 9, eps)))
+        return status;
     if (checked_mul(rows, d_model, &need))
-        return POSENC_ERR_SIZE_OVERFLOW;
-    if (out_len < need || x_len < need)
-        return POSENC_ERR_BUFFER_TOO_SMALL;
+        return fail_size(5, "rows * d_model", rows, d_model);
+    if (out_len < need)
+        return fail_length(2, "out_len", out_len, need);
+    if (x_len < need)
+        return fail_length(4, "x_len", x_len, need);
     if (out != x && nn_overlap(out, need, x, need))
-        return POSENC_ERR_INVALID_ARGUMENT; /* in place, or apart */
-    if (nn_overlap(out, need, gamma, d_model) || nn_overlap(out, need, beta, d_model))
-        return POSENC_ERR_INVALID_ARGUMENT;
+        return fail_overlap(1, "out", "x"); /* in place, or apart */
+    if (nn_overlap(out, need, gamma, d_model))
+        return fail_overlap(1, "out", "gamma");
+    if (nn_overlap(out, need, beta, d_model))
+        return fail_overlap(1, "out", "beta");
     nn_layer_norm(out, x, rows, d_model, gamma, beta, eps);
     return POSENC_OK;
 }
@@ -116,18 +132,34 @@ int posenc_linear(float *out, size_t out_len, const float *x, size_t x_len, size
                   const float *bias)
 {
     size_t need, in, w;
-    if (!out || !x || !weight)
-        return POSENC_ERR_NULL_POINTER;
-    if (in_features == 0 || out_features == 0)
-        return POSENC_ERR_INVALID_ARGUMENT;
-    if (checked_mul(rows, out_features, &need) || checked_mul(rows, in_features, &in) ||
-        checked_mul(out_features, in_features, &w))
-        return POSENC_ERR_SIZE_OVERFLOW;
-    if (out_len < need || x_len < in || weight_len < w)
-        return POSENC_ERR_BUFFER_TOO_SMALL;
-    if (nn_overlap(out, need, x, in) || nn_overlap(out, need, weight, w) ||
-        nn_overlap(out, need, bias, out_features))
-        return POSENC_ERR_INVALID_ARGUMENT;
+    int status;
+    if (!out)
+        return fail_null(1, "out");
+    if (!x)
+        return fail_null(3, "x");
+    if (!weight)
+        return fail_null(7, "weight");
+    if ((status = encoder_check(POSENC_PARAM_IN_FEATURES_NN, 6, (double)in_features)) ||
+        (status = encoder_check(POSENC_PARAM_OUT_FEATURES, 9, (double)out_features)))
+        return status;
+    if (checked_mul(rows, out_features, &need))
+        return fail_size(5, "rows * out_features", rows, out_features);
+    if (checked_mul(rows, in_features, &in))
+        return fail_size(5, "rows * in_features", rows, in_features);
+    if (checked_mul(out_features, in_features, &w))
+        return fail_size(9, "out_features * in_features", out_features, in_features);
+    if (out_len < need)
+        return fail_length(2, "out_len", out_len, need);
+    if (x_len < in)
+        return fail_length(4, "x_len", x_len, in);
+    if (weight_len < w)
+        return fail_length(8, "weight_len", weight_len, w);
+    if (nn_overlap(out, need, x, in))
+        return fail_overlap(1, "out", "x");
+    if (nn_overlap(out, need, weight, w))
+        return fail_overlap(1, "out", "weight");
+    if (nn_overlap(out, need, bias, out_features))
+        return fail_overlap(1, "out", "bias");
     nn_linear(out, out_features, x, in_features, rows, weight, in_features, out_features, in_features,
               bias);
     return POSENC_OK;
@@ -136,17 +168,22 @@ int posenc_linear(float *out, size_t out_len, const float *x, size_t x_len, size
 int posenc_softmax(float *x, size_t x_len, size_t rows, size_t cols)
 {
     size_t need;
+    int status;
     if (!x)
-        return POSENC_ERR_NULL_POINTER;
-    if (cols == 0)
-        return POSENC_ERR_INVALID_ARGUMENT;
+        return fail_null(1, "x");
+    if ((status = encoder_check(POSENC_PARAM_COLS, 4, (double)cols)))
+        return status;
     if (checked_mul(rows, cols, &need))
-        return POSENC_ERR_SIZE_OVERFLOW;
+        return fail_size(3, "rows * cols", rows, cols);
     if (x_len < need)
-        return POSENC_ERR_BUFFER_TOO_SMALL;
+        return fail_length(2, "x_len", x_len, need);
+    /* -INFINITY is a masked score (probability 0); NaN and +INFINITY have no softmax */
     for (size_t i = 0; i < need; i++)
         if (isnan(x[i]) || x[i] == INFINITY)
-            return POSENC_ERR_INVALID_ARGUMENT;
+            return param_element(param_fail_detail(POSENC_ERR_INVALID_ARGUMENT, POSENC_PARAM_SCORES, 1, "x",
+                                                   POSENC_RULE_RESULT, x[i], -INFINITY, POSENC_FLOAT_MAX, NULL,
+                                                   "must be finite or -Infinity (a masked score)"),
+                                 i);
     for (size_t r = 0; r < rows; r++)
         nn_softmax_row(x + r * cols, cols);
     return POSENC_OK;
@@ -158,25 +195,57 @@ int posenc_attention(float *out, size_t out_len, const float *q, const float *k,
                      size_t probs_len, float *work, size_t work_len)
 {
     size_t need, plane, planes;
-    if (!out || !q || !k || !v || (!bias && bias_len) || (!probs && probs_len) || (!work && work_len) ||
-        (!probs && !work && seq))
-        return POSENC_ERR_NULL_POINTER;
-    if (heads == 0 || head_dim == 0 || (causal != 0 && causal != 1))
-        return POSENC_ERR_INVALID_ARGUMENT;
-    if (checked_mul3(seq, heads, head_dim, &need) || checked_mul(seq, seq, &plane) ||
-        checked_mul(plane, heads, &planes))
-        return POSENC_ERR_SIZE_OVERFLOW;
-    if (out_len < need || qkv_len < need || (bias && bias_len < planes) || (probs && probs_len < planes) ||
-        (!probs && work_len < plane))
-        return POSENC_ERR_BUFFER_TOO_SMALL;
+    int status;
+    if (!out)
+        return fail_null(1, "out");
+    if (!q)
+        return fail_null(3, "q");
+    if (!k)
+        return fail_null(4, "k");
+    if (!v)
+        return fail_null(5, "v");
+    if (!bias && bias_len)
+        return fail_null(10, "bias");
+    if (!probs && probs_len)
+        return fail_null(14, "probs");
+    if (!work && (work_len || (!probs && seq))) /* the scratch of a call without probs */
+        return fail_null(16, "work");
+    if ((status = encoder_check(POSENC_PARAM_ENCODER_HEADS, 8, (double)heads)) ||
+        (status = encoder_check(POSENC_PARAM_HEAD_DIM, 9, (double)head_dim)) ||
+        (status = encoder_check(POSENC_PARAM_CAUSAL, 13, causal)))
+        return status;
+    if (checked_mul3(seq, heads, head_dim, &need))
+        return fail_size(7, "seq * heads * head_dim", seq, saturated_mul(heads, head_dim));
+    if (checked_mul(seq, seq, &plane) || checked_mul(plane, heads, &planes))
+        return fail_size(7, "seq * seq * heads", seq, saturated_mul(seq, heads));
+    if (out_len < need)
+        return fail_length(2, "out_len", out_len, need);
+    if (qkv_len < need)
+        return fail_length(6, "qkv_len", qkv_len, need);
+    if (bias && bias_len < planes)
+        return fail_length(11, "bias_len", bias_len, planes);
+    if (probs && probs_len < planes)
+        return fail_length(15, "probs_len", probs_len, planes);
+    if (!probs && work_len < plane)
+        return fail_length(17, "work_len", work_len, plane);
     float *scratch = probs ? probs : work;
     size_t scratch_len = probs ? planes : plane;
-    if (nn_overlap(out, need, q, need) || nn_overlap(out, need, k, need) || nn_overlap(out, need, v, need) ||
-        nn_overlap(out, need, bias, planes) || nn_overlap(scratch, scratch_len, out, need) ||
-        nn_overlap(scratch, scratch_len, q, need) || nn_overlap(scratch, scratch_len, k, need) ||
-        nn_overlap(scratch, scratch_len, v, need) || nn_overlap(scratch, scratch_len, bias, planes) ||
-        nn_overlap(out, need, key_mask, seq) || nn_overlap(scratch, scratch_len, key_mask, seq))
-        return POSENC_ERR_INVALID_ARGUMENT;
+    int scratch_index = probs ? 14 : 16;
+    const char *scratch_name = probs ? "probs" : "work";
+    const void *inputs[] = { q, k, v, bias, key_mask };
+    const size_t input_bytes[] = { posenc_bytes(need, sizeof *q), posenc_bytes(need, sizeof *k),
+                                   posenc_bytes(need, sizeof *v), posenc_bytes(planes, sizeof *bias),
+                                   posenc_bytes(seq, sizeof *key_mask) };
+    static const char *const input_names[] = { "q", "k", "v", "bias", "key_mask" };
+    size_t out_bytes = posenc_bytes(need, sizeof *out), scratch_bytes = posenc_bytes(scratch_len, sizeof *scratch);
+    if (posenc_overlaps(scratch, scratch_bytes, out, out_bytes))
+        return fail_overlap(scratch_index, scratch_name, "out");
+    for (size_t i = 0; i < sizeof inputs / sizeof *inputs; i++) {
+        if (posenc_overlaps(out, out_bytes, inputs[i], input_bytes[i]))
+            return fail_overlap(1, "out", input_names[i]);
+        if (posenc_overlaps(scratch, scratch_bytes, inputs[i], input_bytes[i]))
+            return fail_overlap(scratch_index, scratch_name, input_names[i]);
+    }
     if (need == 0) /* no token: no loop over the (maybe huge) heads */
         return POSENC_OK;
     nn_bias b = { bias, plane, (ptrdiff_t)seq };
@@ -190,18 +259,43 @@ int posenc_feed_forward(float *out, size_t out_len, const float *x, size_t x_len
                         int activation, float *work, size_t work_len)
 {
     size_t need, hidden, block = nn_feed_forward_len(d_model, d_ff);
-    if (!out || !x || !params || (!work && rows))
-        return POSENC_ERR_NULL_POINTER;
-    if (d_model == 0 || d_ff == 0 || !nn_valid_activation(activation))
-        return POSENC_ERR_INVALID_ARGUMENT;
-    if (block == 0 || checked_mul(rows, d_model, &need) || checked_mul(rows, d_ff, &hidden))
-        return POSENC_ERR_SIZE_OVERFLOW;
-    if (out_len < need || x_len < need || params_len < block || work_len < hidden)
-        return POSENC_ERR_BUFFER_TOO_SMALL;
-    if ((out != x && nn_overlap(out, need, x, need)) || nn_overlap(out, need, params, block) ||
-        nn_overlap(work, hidden, out, need) || nn_overlap(work, hidden, x, need) ||
-        nn_overlap(work, hidden, params, block))
-        return POSENC_ERR_INVALID_ARGUMENT;
+    int status;
+    if (!out)
+        return fail_null(1, "out");
+    if (!x)
+        return fail_null(3, "x");
+    if (!params)
+        return fail_null(8, "params");
+    if (!work && rows)
+        return fail_null(11, "work");
+    if ((status = encoder_check(POSENC_PARAM_ENCODER_D_MODEL, 6, (double)d_model)) ||
+        (status = encoder_check(POSENC_PARAM_D_FF, 7, (double)d_ff)) ||
+        (status = encoder_check(POSENC_PARAM_ACTIVATION, 10, activation)))
+        return status;
+    if (block == 0)
+        return fail_size(6, "2 * d_model * d_ff + d_ff + d_model", d_model, saturated_mul(2, d_ff));
+    if (checked_mul(rows, d_model, &need))
+        return fail_size(5, "rows * d_model", rows, d_model);
+    if (checked_mul(rows, d_ff, &hidden))
+        return fail_size(5, "rows * d_ff", rows, d_ff);
+    if (out_len < need)
+        return fail_length(2, "out_len", out_len, need);
+    if (x_len < need)
+        return fail_length(4, "x_len", x_len, need);
+    if (params_len < block)
+        return fail_length(9, "params_len", params_len, block);
+    if (work_len < hidden)
+        return fail_length(12, "work_len", work_len, hidden);
+    if (out != x && nn_overlap(out, need, x, need))
+        return fail_overlap(1, "out", "x"); /* in place, or apart */
+    if (nn_overlap(out, need, params, block))
+        return fail_overlap(1, "out", "params");
+    if (nn_overlap(work, hidden, out, need))
+        return fail_overlap(11, "work", "out");
+    if (nn_overlap(work, hidden, x, need))
+        return fail_overlap(11, "work", "x");
+    if (nn_overlap(work, hidden, params, block))
+        return fail_overlap(11, "work", "params");
     nn_feed_forward(out, x, rows, d_model, d_ff, params, activation, work);
     return POSENC_OK;
 }
@@ -210,16 +304,23 @@ int posenc_mean_pool(float *out, size_t out_len, const float *x, size_t x_len, s
                      const int32_t *key_mask)
 {
     size_t need;
-    if (!out || !x)
-        return POSENC_ERR_NULL_POINTER;
-    if (d_model == 0)
-        return POSENC_ERR_INVALID_ARGUMENT;
+    int status;
+    if (!out)
+        return fail_null(1, "out");
+    if (!x)
+        return fail_null(3, "x");
+    if ((status = encoder_check(POSENC_PARAM_ENCODER_D_MODEL, 6, (double)d_model)))
+        return status;
     if (checked_mul(seq, d_model, &need))
-        return POSENC_ERR_SIZE_OVERFLOW;
-    if (out_len < d_model || x_len < need)
-        return POSENC_ERR_BUFFER_TOO_SMALL;
-    if (nn_overlap(out, d_model, x, need) || nn_overlap(out, d_model, key_mask, seq))
-        return POSENC_ERR_INVALID_ARGUMENT;
+        return fail_size(5, "seq * d_model", seq, d_model);
+    if (out_len < d_model)
+        return fail_length(2, "out_len", out_len, d_model);
+    if (x_len < need)
+        return fail_length(4, "x_len", x_len, need);
+    if (nn_overlap(out, d_model, x, need))
+        return fail_overlap(1, "out", "x");
+    if (nn_overlap(out, d_model, key_mask, seq))
+        return fail_overlap(1, "out", "key_mask");
     size_t kept = 0;
     for (size_t s = 0; s < seq; s++)
         kept += !key_mask || key_mask[s];

@@ -16,8 +16,6 @@
 /* Floats of a feed-forward block [w1 | b1 | w2 | b2]; 0 on overflow. */
 size_t nn_feed_forward_len(size_t d_model, size_t d_ff);
 
-int nn_valid_activation(int activation);
-
 
 /* An additive score bias: query i's row of head h at
  * base + h * head_stride + i * row_step (nn_attend_head's bias and bias_step). */

@@ -1,13 +1,14 @@
 // alibi.js: ALiBi slopes and biases (Press et al. 2022; formulas in include/posenc.h).
 import { describe, isPlainObject } from './core/describe.js';
-import { heapCall } from './core/heap.js';
+import { lengthLabel } from './core/errors.js';
+import { heapCall, noRoom, valuesFirst } from './core/heap.js';
 import { wasm } from './core/instance.js';
-import {
-  INT32_MAX, boolean, checkLength, elementCount, integer, number, readOptions, typedArray,
-} from './core/options.js';
+import { boolean, checkLength, elementCount, param, readOptions, typedArray } from './core/options.js';
 
-const maxBias = number({ above: 0, default: 8 });
-const headsParam = integer(1, INT32_MAX);
+// C checks every value (posenc_alibi_slopes, posenc_alibi_bias: positions
+// within int32) and its record names the option; 0 selects C's default maxBias.
+const maxBias = param('MAX_BIAS', 'double', { optional: true });
+const headsParam = param('HEADS', 'size');
 
 export const slopesSpec = { heads: headsParam, maxBias };
 
@@ -41,21 +42,20 @@ export function alibiSlopes(options, shorthandOptions) {
     }
     o = readOptions(fn, options, slopesSpec);
   }
-  const n = elementCount(fn, { heads: o.heads }, 8);
   const { exports } = wasm(fn);
+  const call = (ptr, room) => exports.posenc_alibi_slopes(ptr, room, o.heads, o.maxBias ?? 0);
+  const n = valuesFirst(() => elementCount(fn, { heads: o.heads }, 8), noRoom(fn, (ptr) => call(ptr, 0)));
   const out = new Float64Array(n);
-  heapCall(fn, [{ array: out, type: 'float64', length: n, copyOut: true }], (ptr) =>
-    exports.posenc_alibi_slopes(ptr, n, o.heads, o.maxBias),
-  );
+  heapCall(fn, [{ array: out, type: 'float64', length: n, copyOut: true }], (ptr) => call(ptr, n));
   return out;
 }
 
 export const biasSpec = {
   heads: headsParam,
-  queryLength: integer(0, INT32_MAX),
-  keyLength: integer(0, INT32_MAX, { optional: true }),
+  queryLength: param('QUERY_LEN', 'size'),
+  keyLength: param('KEY_LEN', 'size', { optional: true }),
   causal: boolean({ default: true }),
-  queryOffset: integer(0, INT32_MAX, { default: 0 }),
+  queryOffset: param('QUERY_OFFSET', 'int32', { default: 0 }),
   maxBias,
   out: typedArray('float32', { optional: true }),
 };
@@ -73,17 +73,15 @@ export function alibiBias(options) {
   const fn = 'alibiBias';
   const o = readOptions(fn, options, biasSpec);
   const keyLength = o.keyLength ?? o.queryLength;
-  if (o.queryLength > 0 && o.queryOffset + o.queryLength - 1 > INT32_MAX) {
-    throw new RangeError(
-      `posenc.${fn}: queryOffset + queryLength - 1 must be at most ${INT32_MAX} (positions are int32), got ${o.queryOffset + o.queryLength - 1}`,
-    );
-  }
-  const n = elementCount(fn, { heads: o.heads, queryLength: o.queryLength, keyLength });
   const { exports } = wasm(fn);
+  const call = (ptr, room) => exports.posenc_alibi_bias(ptr, room, o.heads, o.queryLength, keyLength, o.queryOffset, o.causal ? 1 : 0, o.maxBias ?? 0);
+  const context = { label: lengthLabel };
+  const n = valuesFirst(() => {
+    const count = elementCount(fn, { heads: o.heads, queryLength: o.queryLength, keyLength });
+    if (o.out) checkLength(fn, 'out', o.out, count);
+    return count;
+  }, noRoom(fn, (ptr) => call(ptr, 0), context));
   const out = o.out ?? new Float32Array(n);
-  if (o.out) checkLength(fn, 'out', out, n);
-  heapCall(fn, [{ array: out, type: 'float32', length: n, copyOut: true }], (ptr) =>
-    exports.posenc_alibi_bias(ptr, n, o.heads, o.queryLength, keyLength, o.queryOffset, o.causal ? 1 : 0, o.maxBias),
-  );
+  heapCall(fn, [{ array: out, type: 'float32', length: n, copyOut: true }], (ptr) => call(ptr, n), context);
   return out;
 }

@@ -18,6 +18,7 @@ const elsewhere = (name) => {
 /** One getter for each name that 'posenc/encoder' exports beyond 'posenc' (tests/encoder/pointers.test.js keeps the list whole). */
 export const ENCODER_POINTERS = {
   get createEncoder() { return elsewhere('createEncoder'); },
+  get createModel() { return elsewhere('createModel'); },
   get encoderTensorShapes() { return elsewhere('encoderTensorShapes'); },
   get readSafetensors() { return elsewhere('readSafetensors'); },
   get writeSafetensors() { return elsewhere('writeSafetensors'); },

@@ -1,7 +1,7 @@
 // Type declarations for posenc/encoder: the tiny encoder, .safetensors files,
 // and every declaration of 'posenc' (the entry exports the same functions,
 // run by its own wasm). Layouts, formulas and errors: the docs.
-import type { Float32Target, RopeLayout, RopePrecision, RopeScaling, SinusoidalLayout, WasmSource } from './posenc.js';
+import type { Float32Target, RopeConfigOptions, RopeLayout, RopePrecision, RopeScaling, SinusoidalLayout, WasmSource } from './posenc.js';
 
 export * from './posenc.js';
 
@@ -221,6 +221,38 @@ export interface Encoder {
 }
 /** A tiny transformer encoder in wasm; every positional scheme. Call dispose() when done. */
 export function createEncoder(options: EncoderOptions): Encoder;
+/** A Hugging Face causal LM run by posenc's engine (createModel). Call dispose() when done. */
+export interface Model {
+  /** the model_type served (the text model's): 'llama', 'mistral', 'qwen2' or 'qwen3' */
+  readonly modelType: string;
+  /** the engine's options read from config.json (createEncoder's, resolved) */
+  readonly options: Encoder['config'];
+  /** RoPE as ropeFromConfig reads the config */
+  readonly rope: Readonly<RopeConfigOptions>;
+  /** the checkpoint's parameters (values) */
+  readonly parameterCount: number;
+  /** how wasm memory holds the matrices: 'F16' or 'BF16' when every matrix of the checkpoint has that dtype (kept as given), else 'F32' */
+  readonly weightFormat: 'F32' | 'F16' | 'BF16';
+  /** bytes of wasm memory the weights take: 4 a value, 2 a matrix value with weightFormat F16 or BF16 */
+  readonly weightBytes: number;
+  /** next-token logits [seq][vocabSize], causal attention (the checkpoint's forward pass) */
+  logits<Out extends Float32Target = Float32Array>(tokens: Tokens, options?: { positions?: Int32Array | number[]; out?: Out }): Out;
+  /** a KV-cache decoder */
+  decoder(options?: { maxLength?: number }): Decoder;
+  /** generation with a KV cache: greedy by default, the new tokens after prompt */
+  generate(prompt: Tokens, options: GenerateOptions): Int32Array;
+  /** generate() a token at a time: yields each new token as it is chosen */
+  stream(prompt: Tokens, options: GenerateOptions): Generator<number, void, undefined>;
+  /** frees the model's wasm memory (its decoders' too); later calls throw */
+  dispose(): void;
+}
+/**
+ * A Hugging Face Llama-style checkpoint run by posenc's engine: config is config.json parsed
+ * (model_type llama, mistral, qwen2, qwen3, or one of them as text_config), weights the bytes
+ * of model.safetensors or an Array of its shards (F32, F16 or BF16), index optionally
+ * model.safetensors.index.json parsed. See docs/encoder.md.
+ */
+export function createModel(options: { config: object; weights: Uint8Array | ArrayBuffer | Array<Uint8Array | ArrayBuffer>; index?: object }): Model;
 /** The tensor names and shapes createEncoder expects, in parameter order; at most 2^21 tensors (a RangeError past that). */
 export function encoderTensorShapes(options: EncoderShapeOptions): Record<string, number[]>;
 /** Stable softmax of each row (cols wide, default one row), in place; -Infinity = masked. */

@@ -1,14 +1,20 @@
 // mrope.js: the [3][seq] M-RoPE positions of text and image / video spans, as
 // Hugging Face's Qwen2-VL and Qwen2.5-VL get_rope_index build them (formula,
 // source and example in include/posenc.h, posenc_mrope_positions).
-import { mrope_kind as KINDS, mrope_span as SPAN, status as STATUS } from '../../build/abi.js';
+import { mrope_kind as KINDS, mrope_span as SPAN } from '../../build/abi.js';
 import { describe, fail } from './core/describe.js';
-import { heapCall } from './core/heap.js';
+import { camel, row } from './core/errors.js';
+import { heapCall, onlyRoom, valuesFirst } from './core/heap.js';
 import { wasm } from './core/instance.js';
 import { writeStruct } from './core/struct.js';
-import { INT32_MAX, checkLength, elementCount, integer, number, readOptions, snapshot, typedArray } from './core/options.js';
+import { INT32_MAX, checkLength, elementCount, integer, param, readOptions, snapshot, typedArray } from './core/options.js';
 
 const SPAN_FORMS = "{ text: n }, { image: { t, h, w } } or { video: { t, h, w, secondsPerGrid? } } (a grid may also be [t, h, w])";
+
+// A grid's sides and its spacing, each checked by C (posenc_mrope_positions: h and
+// w multiples of spatialMergeSize, positions within int32), whose record names the span.
+const GRID = { t: param('SPAN_T', 'size'), h: param('SPAN_H', 'size'), w: param('SPAN_W', 'size') };
+const SECONDS_PER_GRID = param('SECONDS_PER_GRID', 'double');
 
 /** One span: { kind, t, h, w, secondsPerGrid }. */
 function readSpan(fn, name, v) {
@@ -38,10 +44,18 @@ function readSpan(fn, name, v) {
   const span = { kind, secondsPerGrid: 1 }; // HF's second_per_grid_t when second_per_grid_ts is absent
   for (const key of ['t', 'h', 'w']) {
     if (grid[key] === undefined) throw new TypeError(`posenc.${fn}: ${at}.${key} is required`);
-    span[key] = integer(1, INT32_MAX).check(fn, `${at}.${key}`, grid[key]);
+    span[key] = GRID[key].check(fn, `${at}.${key}`, grid[key]);
   }
-  if (grid.secondsPerGrid !== undefined) span.secondsPerGrid = number({ min: 0 }).check(fn, `${at}.secondsPerGrid`, grid.secondsPerGrid);
+  if (grid.secondsPerGrid !== undefined) span.secondsPerGrid = SECONDS_PER_GRID.check(fn, `${at}.secondsPerGrid`, grid.secondsPerGrid);
   return span;
+}
+
+/** The name of span i's field `cName` ('spans.h') as the caller wrote it: spans[i].image.h. */
+function spanName(span, i, cName) {
+  if (!span || !cName.startsWith('spans')) return undefined;
+  const field = cName.slice('spans.'.length);
+  if (!field || field === 'kind') return `spans[${i}]`;
+  return span.kind === 'text' ? `spans[${i}].text` : `spans[${i}].${span.kind}.${camel(field)}`;
 }
 
 export const spec = {
@@ -51,8 +65,8 @@ export const spec = {
       return v.map((span, i) => readSpan(fn, `${name}[${i}]`, span));
     },
   },
-  spatialMergeSize: integer(1, INT32_MAX, { default: 2 }),
-  tokensPerSecond: number({ min: 0, default: 0 }),
+  spatialMergeSize: param('SPATIAL_MERGE_SIZE', 'size', { optional: true }),
+  tokensPerSecond: param('TOKENS_PER_SECOND', 'double', { default: 0 }),
   out: typedArray('int32', { optional: true }),
 };
 
@@ -70,27 +84,17 @@ export const spec = {
 export function mropePositions(options) {
   const fn = 'mropePositions';
   const o = readOptions(fn, options, spec);
-  const m = o.spatialMergeSize;
+  const m = o.spatialMergeSize ?? row('SPATIAL_MERGE_SIZE').zero;
+  // the tokens of the spans (C refuses a side that is not a multiple of m before it counts)
   let seq = 0;
-  for (const [i, s] of o.spans.entries()) {
-    if (s.kind !== 'text') {
-      for (const key of ['h', 'w']) {
-        if (s[key] % m !== 0) {
-          throw new RangeError(`posenc.${fn}: spans[${i}].${s.kind}.${key} must be a multiple of spatialMergeSize = ${m} (the merger joins ${m} x ${m} patches), got ${s[key]}`);
-        }
-      }
-    }
-    seq += s.kind === 'text' ? s.t : s.t * (s.h / m) * (s.w / m);
-  }
-  const n = elementCount(fn, { '3 * seq': 3 * seq });
+  for (const s of o.spans) seq += s.kind === 'text' ? s.t : s.t * Math.floor(s.h / m) * Math.floor(s.w / m);
   const { exports } = wasm(fn);
-  const out = o.out ?? new Int32Array(n);
-  if (o.out) checkLength(fn, 'out', out, n);
   const words = (Math.max(o.spans.length, 1) * SPAN.bytes) / 4; // posenc_mrope_span records
-  heapCall(
+  // C reads the spans (posenc_mrope_span records) and writes out, room elements
+  const call = (out, room) => heapCall(
     fn,
     [
-      { array: out, type: 'int32', length: n, copyOut: true },
+      { array: out, type: 'int32', length: room, copyOut: true },
       { array: new Int32Array(words), type: 'int32', length: words },
     ],
     (pOut, pSpans) => {
@@ -99,11 +103,18 @@ export function mropePositions(options) {
         const fields = { kind: KINDS.indexOf(s.kind), t: s.t, h: s.h, w: s.w, seconds_per_grid: s.secondsPerGrid };
         writeStruct(memory, pSpans + i * SPAN.bytes, SPAN, fields);
       });
-      const status = exports.posenc_mrope_positions(pOut, n, seq, pSpans, o.spans.length, m, o.tokensPerSecond);
-      // invalid argument: some position past int32 (a long sequence, or a wide temporal spacing)
-      if (status === STATUS.ERR_INVALID_ARGUMENT) throw new RangeError(`posenc.${fn}: the positions pass int32 (${INT32_MAX}): too many tokens, or tokensPerSecond * secondsPerGrid too large`);
-      return status;
+      const status = exports.posenc_mrope_positions(pOut, room, seq, pSpans, o.spans.length, m, o.tokensPerSecond);
+      return room === 0 && onlyRoom(status) ? 0 : status; // a probe (valuesFirst): the values checked, nothing written
     },
+    // C names a span's field 'spans.h', element i: the caller wrote spans[i].image.h
+    { name: (cName, i) => spanName(o.spans[i], i, cName) },
   );
+  const n = valuesFirst(() => {
+    const count = elementCount(fn, { '3 * seq': 3 * seq });
+    if (o.out) checkLength(fn, 'out', o.out, count);
+    return count;
+  }, () => call(new Int32Array(0), 0));
+  const out = o.out ?? new Int32Array(n);
+  call(out, n);
   return out;
 }

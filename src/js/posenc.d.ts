@@ -280,8 +280,9 @@ export interface RopeConfigOptions extends RopeFrequencyOptions {
 /**
  * The RoPE options of one layer of a Hugging Face model from its config.json (the whole file, text_config,
  * rope_scaling or rope_parameters, class defaults per model_type): spread them into ropeFrequencies, ropeCache,
- * applyRope or posenc/encoder's positional { type: 'rope' }. null for a layer without RoPE (NoPE).
- * A model without RoPE is a TypeError naming what it uses.
+ * applyRope or posenc/encoder's positional { type: 'rope' }. null for a layer without RoPE (NoPE); without
+ * layer or layerType, the model's default rotary layer (a config whose flags turn RoPE off in every layer is a
+ * TypeError). A model without RoPE is a TypeError naming what it uses (docs/configs.md lists every model_type).
  */
 export function ropeFromConfig(config: Record<string, unknown>, options?: { layer?: undefined; layerType?: undefined }): RopeConfigOptions;
 export function ropeFromConfig(config: Record<string, unknown>, options: { layer?: number; layerType?: string }): RopeConfigOptions | null;
@@ -291,7 +292,9 @@ export function alibiFromConfig(config: Record<string, unknown>): { heads: numbe
 
 /**
  * Per-position query multipliers of one layer (Llama 4's NoPE-layer temperature tuning, Ministral 3's
- * llama_4_scaling_beta); ones where the model scales nothing.
+ * llama_4_scaling_beta); ones where the model scales nothing. Reads the rope dict ropeFromConfig reads; a layerType
+ * the config does not have, a layer past num_hidden_layers, a multiplier that is not finite and > 0 in float32 and
+ * more than 2^29 values are RangeErrors.
  */
 export function queryScalesFromConfig(
   config: Record<string, unknown>,

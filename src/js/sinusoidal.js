@@ -1,46 +1,26 @@
 // sinusoidal.js: Vaswani's sinusoidal tables (layouts and formulas in
 // docs/api.md and include/posenc.h), written out or added to embeddings in place.
 import { layout as LAYOUT_NAMES, order as ORDER_NAMES } from '../../build/abi.js';
-import { countOf, heapCall } from './core/heap.js';
+import { countOf, heapCall, noRoom, valuesFirst } from './core/heap.js';
 import { wasm } from './core/instance.js';
-import {
-  INT32_MAX, INT32_MIN, checkLength, elementCount, integer, number, oneOf, readOptions, typedArray,
-} from './core/options.js';
+import { checkLength, elementCount, oneOf, param, readOptions, typedArray } from './core/options.js';
 
 /** Table layouts (posenc_layout). */
 export const LAYOUTS = LAYOUT_NAMES;
 /** Axis orders of addSinusoidal's x (posenc_order). */
 const ORDERS = ORDER_NAMES;
-const FLT_MAX = 3.4028234663852886e38;
 
+// C checks every value (posenc_sinusoidal: base, positions within int32,
+// fairseq's width floor) and its record names the option; 0 selects C's default base.
 const tableOptions = {
-  base: number({ above: 1, default: 10000 }),
-  offset: integer(INT32_MIN, INT32_MAX, { default: 0 }),
+  base: param('BASE', 'double', { optional: true }),
+  offset: param('OFFSET', 'int32', { default: 0 }),
   layout: oneOf(LAYOUTS, { default: 'interleaved' }),
 };
 
-// Checks shared by both functions: positions stay int32, fairseq's width floor.
-function checkTable(fn, o, rows) {
-  if (rows > 0 && o.offset + rows - 1 > INT32_MAX) {
-    throw new RangeError(
-      `posenc.${fn}: offset + ${fn === 'sinusoidal' ? 'length' : 'seq'} - 1 must be at most ${INT32_MAX} (positions are int32), got ${o.offset + rows - 1}`,
-    );
-  }
-  checkLayoutWidth(fn, o.layout, o.dModel);
-}
-
-/** fairseq's formula divides by zero below dModel = 4 (include/posenc.h); `name` is how messages call the layout option. */
-export function checkLayoutWidth(fn, layout, dModel, name = 'layout') {
-  if (layout === 'fairseq' && dModel < 4) {
-    throw new RangeError(
-      `posenc.${fn}: ${name} 'fairseq' needs dModel >= 4 (its formula divides by zero below that; 'tensor2tensor' gives the same values and allows any dModel), got dModel ${dModel}`,
-    );
-  }
-}
-
 export const sinusoidalSpec = {
-  length: integer(0, INT32_MAX),
-  dModel: integer(1, INT32_MAX),
+  length: param('LENGTH', 'size'),
+  dModel: param('D_MODEL', 'size'),
   ...tableOptions,
   out: typedArray('float32', { optional: true }),
 };
@@ -54,19 +34,20 @@ export const sinusoidalSpec = {
 export function sinusoidal(options) {
   const fn = 'sinusoidal';
   const o = readOptions(fn, options, sinusoidalSpec);
-  const n = elementCount(fn, { length: o.length, dModel: o.dModel });
-  checkTable(fn, o, o.length);
   const { exports } = wasm(fn);
+  const call = (ptr, room) => exports.posenc_sinusoidal(ptr, room, o.length, o.dModel, o.base ?? 0, o.offset, LAYOUTS.indexOf(o.layout));
+  const n = valuesFirst(() => {
+    const count = elementCount(fn, { length: o.length, dModel: o.dModel });
+    if (o.out) checkLength(fn, 'out', o.out, count);
+    return count;
+  }, noRoom(fn, (ptr) => call(ptr, 0)));
   const out = o.out ?? new Float32Array(n);
-  if (o.out) checkLength(fn, 'out', out, n);
-  heapCall(fn, [{ array: out, type: 'float32', length: n, copyOut: true }], (ptr) =>
-    exports.posenc_sinusoidal(ptr, n, o.length, o.dModel, o.base, o.offset, LAYOUTS.indexOf(o.layout)),
-  );
+  heapCall(fn, [{ array: out, type: 'float32', length: n, copyOut: true }], (ptr) => call(ptr, n));
   return out;
 }
 
 export const frequencySpec = {
-  dModel: integer(1, INT32_MAX),
+  dModel: param('D_MODEL', 'size'),
   base: tableOptions.base,
   layout: tableOptions.layout,
 };
@@ -81,22 +62,20 @@ export const frequencySpec = {
 export function sinusoidalFrequencies(options) {
   const fn = 'sinusoidalFrequencies';
   const o = readOptions(fn, options, frequencySpec);
-  checkTable(fn, { ...o, offset: 0 }, 0);
   const n = o.layout === 'interleaved' || o.layout === 'concatenated' ? Math.ceil(o.dModel / 2) : Math.floor(o.dModel / 2);
-  elementCount(fn, { dModel: n }, 8);
   const { exports } = wasm(fn);
+  const call = (ptr, room) => exports.posenc_sinusoidal_frequencies(ptr, room, o.dModel, o.base ?? 0, LAYOUTS.indexOf(o.layout));
+  valuesFirst(() => elementCount(fn, { dModel: n }, 8), noRoom(fn, (ptr) => call(ptr, 0)));
   const out = new Float64Array(n);
-  heapCall(fn, [{ array: out, type: 'float64', length: n, copyOut: true }], (ptr) =>
-    exports.posenc_sinusoidal_frequencies(ptr, n, o.dModel, o.base, LAYOUTS.indexOf(o.layout)),
-  );
+  heapCall(fn, [{ array: out, type: 'float64', length: n, copyOut: true }], (ptr) => call(ptr, n));
   return out;
 }
 
 export const addSpec = {
-  dModel: integer(1, INT32_MAX),
-  batch: integer(1, INT32_MAX, { default: 1 }),
+  dModel: param('D_MODEL', 'size'),
+  batch: param('BATCH', 'size', { default: 1 }),
   order: oneOf(ORDERS, { default: 'bsd' }),
-  scale: number({ min: -FLT_MAX, max: FLT_MAX, default: 1 }),
+  scale: param('SCALE', 'double', { default: 1 }),
   ...tableOptions,
 };
 
@@ -110,21 +89,19 @@ export function addSinusoidal(x, options) {
   const fn = 'addSinusoidal';
   typedArray('float32').check(fn, 'x', x);
   const o = readOptions(fn, options, addSpec);
-  const rowElements = o.batch * o.dModel;
+  const rowElements = o.batch * o.dModel; // (an empty x is a multiple of any)
   const xLength = countOf(x);
-  if (xLength % rowElements !== 0) {
-    throw new RangeError(
-      `posenc.${fn}: xLength must be a multiple of batch * dModel = ${rowElements}, got ${xLength}`,
-    );
-  }
-  const seq = xLength / rowElements;
-  checkTable(fn, o, seq);
   const { exports } = wasm(fn);
-  heapCall(fn, [{ array: x, type: 'float32', length: xLength, copyIn: true, copyOut: true }], (ptr) =>
-    exports.posenc_add_sinusoidal(
-      ptr, xLength, o.batch, seq, o.dModel, ORDERS.indexOf(o.order), o.scale, o.base, o.offset,
-      LAYOUTS.indexOf(o.layout),
-    ),
+  const call = (ptr, room, seq) => exports.posenc_add_sinusoidal(
+    ptr, room, o.batch, seq, o.dModel, ORDERS.indexOf(o.order), o.scale, o.base ?? 0, o.offset, LAYOUTS.indexOf(o.layout),
   );
+  const context = { given: (name) => (name === 'scale' ? o.scale : undefined) }; // C's float scale: 1e39 arrives as Infinity
+  valuesFirst(() => {
+    if (xLength % rowElements !== 0) {
+      throw new RangeError(`posenc.${fn}: xLength must be a multiple of batch * dModel = ${rowElements}, got ${xLength}`);
+    }
+  }, noRoom(fn, (ptr) => call(ptr, 0, 0), context));
+  const seq = xLength / rowElements;
+  heapCall(fn, [{ array: x, type: 'float32', length: xLength, copyIn: true, copyOut: true }], (ptr) => call(ptr, xLength, seq), context);
   return x;
 }

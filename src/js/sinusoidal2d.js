@@ -1,17 +1,20 @@
 // sinusoidal2d.js: the 2-D sine-cosine table of ViTs, MAE and DiT (formula,
 // sources and layout in include/posenc.h, posenc_sinusoidal_2d).
-import { heapCall } from './core/heap.js';
+import { heapCall, noRoom, valuesFirst } from './core/heap.js';
 import { wasm } from './core/instance.js';
-import { INT32_MAX, boolean, checkLength, elementCount, integer, number, readOptions, typedArray } from './core/options.js';
+import { boolean, checkLength, elementCount, param, readOptions, typedArray } from './core/options.js';
 
+// C checks every value (posenc_sinusoidal_2d: dModel's multiple of 4, scaled
+// coordinates that stay finite) and its record names the option; 0 selects
+// C's defaults (base, interpolationScale), and no baseSize.
 export const spec = {
-  height: integer(0, INT32_MAX),
-  width: integer(0, INT32_MAX),
-  dModel: integer(4, INT32_MAX),
-  base: number({ above: 1, default: 10000 }),
+  height: param('HEIGHT', 'size'),
+  width: param('WIDTH', 'size'),
+  dModel: param('D_MODEL_2D', 'size'),
+  base: param('BASE', 'double', { optional: true }),
   clsToken: boolean({ default: false }),
-  baseSize: number({ above: 0, optional: true }),
-  interpolationScale: number({ above: 0, default: 1 }),
+  baseSize: param('BASE_SIZE', 'double', { optional: true }),
+  interpolationScale: param('INTERPOLATION_SCALE', 'double', { optional: true }),
   out: typedArray('float32', { optional: true }),
 };
 
@@ -27,26 +30,17 @@ export const spec = {
 export function sinusoidal2d(options) {
   const fn = 'sinusoidal2d';
   const o = readOptions(fn, options, spec);
-  if (o.dModel % 4 !== 0) {
-    throw new RangeError(`posenc.${fn}: dModel must be a multiple of 4 (a sine and a cosine for each of the two axes), got ${o.dModel}`);
-  }
   const rows = (o.clsToken ? 1 : 0) + o.height * o.width;
-  const n = elementCount(fn, { [o.clsToken ? '(1 + height * width)' : 'height * width']: rows, dModel: o.dModel });
-  for (const [axis, size] of [['width', o.width], ['height', o.height]]) {
-    const scale = (o.baseSize !== undefined ? o.baseSize / size : 1) / o.interpolationScale;
-    if (size > 0 && !Number.isFinite((size - 1) * scale)) {
-      throw new RangeError(
-        `posenc.${fn}: the coordinates overflow: ${axis} - 1 = ${size - 1} times ${o.baseSize !== undefined ? `baseSize / ${axis} / interpolationScale` : '1 / interpolationScale'} = ${scale} is not finite`,
-      );
-    }
-  }
   const { exports } = wasm(fn);
-  const out = o.out ?? new Float32Array(n);
-  if (o.out) checkLength(fn, 'out', out, n);
-  heapCall(fn, [{ array: out, type: 'float32', length: n, copyOut: true }], (ptr) =>
-    exports.posenc_sinusoidal_2d(
-      ptr, n, o.height, o.width, o.dModel, o.base, o.clsToken ? 1 : 0, o.baseSize ?? 0, o.interpolationScale,
-    ),
+  const call = (ptr, room) => exports.posenc_sinusoidal_2d(
+    ptr, room, o.height, o.width, o.dModel, o.base ?? 0, o.clsToken ? 1 : 0, o.baseSize ?? 0, o.interpolationScale ?? 0,
   );
+  const n = valuesFirst(() => {
+    const count = elementCount(fn, { [o.clsToken ? '(1 + height * width)' : 'height * width']: rows, dModel: o.dModel });
+    if (o.out) checkLength(fn, 'out', o.out, count);
+    return count;
+  }, noRoom(fn, (ptr) => call(ptr, 0)));
+  const out = o.out ?? new Float32Array(n);
+  heapCall(fn, [{ array: out, type: 'float32', length: n, copyOut: true }], (ptr) => call(ptr, n));
   return out;
 }

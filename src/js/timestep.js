@@ -1,14 +1,16 @@
 // timestep.js: diffusers' sinusoidal timestep embedding (formula, source and
 // layout in include/posenc.h, posenc_timestep_embedding).
-import { status as STATUS } from '../../build/abi.js';
-import { fail, typedArrayType } from './core/describe.js';
-import { heapCall } from './core/heap.js';
+import { describe, fail, typedArrayType } from './core/describe.js';
+import { row } from './core/errors.js';
+import { heapCall, noRoom, valuesFirst } from './core/heap.js';
 import { lengthOf } from './core/typed.js';
 import { wasm } from './core/instance.js';
-import { INT32_MAX, boolean, checkLength, elementCount, integer, number, readOptions, typedArray } from './core/options.js';
+import { boolean, checkLength, elementCount, param, readOptions, typedArray } from './core/options.js';
 
-
-/** Real timesteps: a Float32Array, a Float64Array or an Array of finite numbers, read as doubles. */
+/**
+ * Real timesteps: a Float32Array, a Float64Array or an Array of numbers, read
+ * as doubles (C checks that each is finite, and names the first that is not).
+ */
 const timestepList = () => ({
   check(fn, name, v) {
     const allowed = 'a Float32Array, Float64Array or Array of finite numbers';
@@ -18,31 +20,23 @@ const timestepList = () => ({
     const out = new Float64Array(Array.isArray(v) ? v.length : lengthOf(v));
     for (let i = 0; i < out.length; i++) {
       if (typeof v[i] !== 'number') throw fail(TypeError, fn, `${name}[${i}]`, 'a finite number', v[i]);
-      if (!Number.isFinite(v[i])) throw fail(RangeError, fn, `${name}[${i}]`, 'a finite number', v[i]);
       out[i] = v[i];
     }
     return out;
   },
 });
 
+// C checks every value (posenc_timestep_embedding: a shift that is not
+// floor(dim / 2), angles that stay finite) and its record names the option.
 export const spec = {
   timesteps: timestepList(),
-  dim: integer(1, INT32_MAX),
+  dim: param('DIM', 'size'),
   flipSinToCos: boolean({ default: false }),
-  downscaleFreqShift: number({ default: 1 }),
-  scale: number({ default: 1 }),
-  maxPeriod: number({ above: 0, default: 10000 }),
+  downscaleFreqShift: param('DOWNSCALE_FREQ_SHIFT', 'double', { default: 1 }),
+  scale: param('TIMESTEP_SCALE', 'double', { default: 1 }),
+  maxPeriod: param('MAX_PERIOD', 'double', { optional: true }),
   out: typedArray('float32', { optional: true }),
 };
-
-// The one case C rejects that the checks above let through: an angle that overflows.
-function overflow(fn, o, half) {
-  let largest = 0;
-  for (const t of o.timesteps) largest = Math.max(largest, Math.abs(t));
-  return new RangeError(
-    `posenc.${fn}: scale * timestep * w_k overflows: scale ${o.scale}, largest |timestep| ${largest}, w_k up to exp(ln(maxPeriod) * (half - 1) / (downscaleFreqShift - half)) with maxPeriod ${o.maxPeriod}, downscaleFreqShift ${o.downscaleFreqShift}, half ${half}`,
-  );
-}
 
 /**
  * diffusers' get_timestep_embedding, [timesteps.length][dim]: half =
@@ -55,30 +49,32 @@ function overflow(fn, o, half) {
 export function timestepEmbedding(options) {
   const fn = 'timestepEmbedding';
   const o = readOptions(fn, options, spec);
-  const half = Math.floor(o.dim / 2);
-  if (half > 0 && half - o.downscaleFreqShift === 0) {
-    throw new RangeError(
-      `posenc.${fn}: downscaleFreqShift must differ from floor(dim / 2) = ${half} (the frequencies divide by their difference), got ${o.downscaleFreqShift}`,
-    );
-  }
   const steps = o.timesteps.length;
-  const n = elementCount(fn, { 'timesteps.length': steps, dim: o.dim });
   const { exports } = wasm(fn);
+  const call = (pOut, room, pSteps) => exports.posenc_timestep_embedding(
+    pOut, room, pSteps, steps, o.dim, o.flipSinToCos ? 1 : 0, o.downscaleFreqShift, o.scale, o.maxPeriod ?? 0,
+  );
+  const context = {
+    // an angle that overflows: the values it comes from
+    givenText: (name, rule) => (rule === 'result' && name.startsWith('timesteps[')
+      ? `${describe(o.timesteps[Number(name.slice('timesteps['.length, -1))])} with scale ${o.scale}, maxPeriod ${o.maxPeriod ?? row('MAX_PERIOD').zero}, downscaleFreqShift ${o.downscaleFreqShift}, dim ${o.dim}`
+      : undefined),
+  };
+  // (the probe's timesteps: a real address C never reads, having no room to write)
+  const n = valuesFirst(() => {
+    const count = elementCount(fn, { 'timesteps.length': steps, dim: o.dim });
+    if (o.out) checkLength(fn, 'out', o.out, count);
+    return count;
+  }, noRoom(fn, (ptr) => call(ptr, 0, ptr), context));
   const out = o.out ?? new Float32Array(n);
-  if (o.out) checkLength(fn, 'out', out, n);
   heapCall(
     fn,
     [
       { array: out, type: 'float32', length: n, copyOut: true },
       { array: o.timesteps, type: 'float64', length: steps, copyIn: true },
     ],
-    (pOut, pSteps) => {
-      const status = exports.posenc_timestep_embedding(
-        pOut, n, pSteps, steps, o.dim, o.flipSinToCos ? 1 : 0, o.downscaleFreqShift, o.scale, o.maxPeriod,
-      );
-      if (status === STATUS.ERR_INVALID_ARGUMENT) throw overflow(fn, o, half); // thrown before anything is copied out
-      return status;
-    },
+    (pOut, pSteps) => call(pOut, n, pSteps),
+    context,
   );
   return out;
 }

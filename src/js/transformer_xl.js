@@ -1,24 +1,15 @@
 // transformer_xl.js: Transformer-XL's relative sinusoid (Dai et al. 2019; formula in include/posenc.h).
-import { heapCall } from './core/heap.js';
+import { lengthLabel } from './core/errors.js';
+import { heapCall, noRoom, valuesFirst } from './core/heap.js';
 import { wasm } from './core/instance.js';
-import { INT32_MAX, checkLength, elementCount, integer, readOptions, typedArray } from './core/options.js';
+import { checkLength, elementCount, param, readOptions, typedArray } from './core/options.js';
 
-const clampLength = integer(0, INT32_MAX, { default: 0 });
-
+// C checks every value (posenc_transformer_xl_embedding: an even dModel, a
+// clampLength >= 0) and its record names the option.
 export const spec = {
-  keyLength: integer(0, INT32_MAX),
-  dModel: integer(1, INT32_MAX),
-  clampLength: {
-    ...clampLength,
-    check(fn, name, v) {
-      try {
-        return clampLength.check(fn, name, v);
-      } catch (error) {
-        if (!(error instanceof RangeError)) throw error;
-        throw new RangeError(`${error.message} (omit it or pass 0 for no clamping, Transformer-XL's clamp_len = -1)`);
-      }
-    },
-  },
+  keyLength: param('KEY_LEN', 'size'),
+  dModel: param('D_MODEL_EVEN', 'size'),
+  clampLength: param('CLAMP_LENGTH', 'int32', { default: 0 }),
   out: typedArray('float32', { optional: true }),
 };
 
@@ -33,17 +24,15 @@ export const spec = {
 export function transformerXLEmbedding(options) {
   const fn = 'transformerXLEmbedding';
   const o = readOptions(fn, options, spec);
-  if (o.dModel % 2 !== 0) {
-    throw new RangeError(
-      `posenc.${fn}: dModel must be even (Transformer-XL's inv_freq has ceil(dModel/2) entries, so its [sin | cos] row is ${o.dModel + 1} wide, not ${o.dModel}), got ${o.dModel}`,
-    );
-  }
-  const n = elementCount(fn, { keyLength: o.keyLength, dModel: o.dModel });
   const { exports } = wasm(fn);
+  const call = (ptr, room) => exports.posenc_transformer_xl_embedding(ptr, room, o.keyLength, o.dModel, o.clampLength);
+  const context = { label: lengthLabel };
+  const n = valuesFirst(() => {
+    const count = elementCount(fn, { keyLength: o.keyLength, dModel: o.dModel });
+    if (o.out) checkLength(fn, 'out', o.out, count);
+    return count;
+  }, noRoom(fn, (ptr) => call(ptr, 0), context));
   const out = o.out ?? new Float32Array(n);
-  if (o.out) checkLength(fn, 'out', out, n);
-  heapCall(fn, [{ array: out, type: 'float32', length: n, copyOut: true }], (ptr) =>
-    exports.posenc_transformer_xl_embedding(ptr, n, o.keyLength, o.dModel, o.clampLength),
-  );
+  heapCall(fn, [{ array: out, type: 'float32', length: n, copyOut: true }], (ptr) => call(ptr, n), context);
   return out;
 }

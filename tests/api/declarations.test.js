@@ -34,6 +34,7 @@ import { decoderSpec, feedSpec, generateSpec as decoderGenerateSpec } from '../.
 import { softmaxSpec } from '../../src/js/encoder/softmax.js';
 import { writeSpec } from '../../src/js/encoder/safetensors.js';
 import { COMMANDS, optionOf } from '../../src/cli/commands.js';
+import { main } from '../../src/cli/main.js';
 import { declaredDocs, documentedDefault } from '../declarations.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -243,20 +244,21 @@ test('the default check can fail', () => {
 
 // ------------------------------------------------------------ the CLI
 
-/**
- * The default a flag's help gives: '(default 10000)', 'default 8',
- * "'interleaved' (default), ...", 'true (default) or false'; undefined when none.
- */
-function cliDefault(help) {
-  const marked = /('[^']+'|true|false)[^,(']*\(default\b/.exec(help); // the value before '(default'
-  if (marked) return documentedDefault(`default ${marked[1]}`);
-  return documentedDefault(help.replace(/\(default/g, 'default'));
+/** `posenc <command> --help` as the CLI prints it: { flag: its help text }. */
+async function renderedHelp(command) {
+  let text = '';
+  await main([command, '--help'], { stdout: { write: (t) => { text += t; return true; } }, stderr: process.stderr });
+  return Object.fromEntries([...text.matchAll(/^ {2}--([\w-]+)(?: \| --no-[\w-]+)?\s+(.*)$/gm)].map((m) => [m[1], m[2]]));
 }
+
+/** The default a rendered help line gives ('...; default 10000)'); undefined when none. */
+const cliDefault = (help) => documentedDefault(help.replace(/\(default/g, 'default'));
 
 const SPEC_OF_FUNCTION = Object.fromEntries(Object.entries(DECLARED).map(([name, d]) => [name, d.spec]));
 
-test.each(Object.entries(COMMANDS))("posenc %s: every flag sets an option of the function it calls, with the spec's default", (command, c) => {
+test.each(Object.entries(COMMANDS))("posenc %s: every flag sets an option of the function it calls, with the spec's default", async (command, c) => {
   const spec = SPEC_OF_FUNCTION[c.calls];
+  const rendered = await renderedHelp(command);
   expect(spec).toBeDefined();
   const problems = [];
   for (const [flag, f] of Object.entries(c.flags)) {
@@ -267,15 +269,16 @@ test.each(Object.entries(COMMANDS))("posenc %s: every flag sets an option of the
       continue;
     }
     const p = spec[option];
-    const documented = cliDefault(f.help);
+    const help = rendered[flag];
+    const documented = cliDefault(help);
     if ('default' in p && isPrimitive(p.default) ? documented !== p.default : documented !== undefined && 'default' in p) {
       problems.push(`--${flag}: the help says default ${JSON.stringify(documented)}, the spec ${JSON.stringify(p.default)}`);
     }
     // 'required unless --config': the config gives it, the function requires it all the same
-    const required = /\(required( unless --config)?\)/.test(f.help);
+    const required = /\brequired\b(?! unless)/.test(help); // "required unless --rope2d": the spec lets it out
     if (required !== isRequired(p)) problems.push(`--${flag}: the help says ${required ? '' : 'not '}required, the spec ${isRequired(p) ? 'requires it' : 'does not'}`);
     if (p.values) {
-      const named = p.values.filter((v) => f.help.includes(`'${v}'`));
+      const named = p.values.filter((v) => help.includes(`'${v}'`));
       if (named.length !== p.values.length) problems.push(`--${flag}: the help names ${named.join(', ')} of ${p.values.join(', ')}`);
     }
   }

@@ -6,6 +6,7 @@
 int check_passed, check_failed;
 
 void test_status(void);
+void test_errors(void);
 void test_sinusoidal(void);
 void test_vision(void);
 void test_relative(void);
@@ -20,10 +21,12 @@ void test_aliasing(void);
 void test_anchors(void);
 void test_kernels(void);
 void test_block(void);
+void test_half_weights(void);
 
 int main(void)
 {
     test_status();
+    test_errors();
     test_sinusoidal();
     test_vision();
     test_relative();
@@ -38,6 +41,7 @@ int main(void)
     test_anchors();
     test_kernels();
     test_block();
+    test_half_weights();
     printf("c: %d passed, %d failed\n", check_passed, check_failed);
     return check_failed ? 1 : 0;
 }

@@ -101,7 +101,9 @@ static void test_alibi_bias(void)
     CHECK(posenc_alibi_bias(b, COUNT(b), H, Q, K, 0, 1, NAN) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(posenc_alibi_bias(b, COUNT(b), H, 2, K, INT32_MAX, 1, 8) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(posenc_alibi_bias(b, COUNT(b) - 1, H, Q, K, 0, 1, 8) == POSENC_ERR_BUFFER_TOO_SMALL);
-    CHECK(posenc_alibi_bias(b, COUNT(b), SIZE_MAX / 2, 2, 2, 0, 1, 8) == POSENC_ERR_SIZE_OVERFLOW);
+    CHECK(posenc_alibi_bias(b, COUNT(b), SIZE_MAX / 2, 2, 2, 0, 1, 8) == POSENC_ERR_INVALID_ARGUMENT); /* heads */
+    CHECK(posenc_alibi_bias(b, COUNT(b), INT32_MAX, (size_t)1 << 31, (size_t)1 << 31, 0, 1, 8) ==
+          POSENC_ERR_SIZE_OVERFLOW);
     CHECK(posenc_alibi_bias(NULL, COUNT(b), H, Q, K, 0, 1, 8) == POSENC_ERR_NULL_POINTER);
     CHECK(b[0] == 42);
     CHECK(posenc_alibi_bias(b, 0, H, 0, K, 0, 1, 8) == POSENC_OK && b[0] == 42);
@@ -259,7 +261,9 @@ static void test_t5_bias(void)
     CHECK(posenc_t5_bias(out, COUNT(out), weights, COUNT(weights), H, Q, K, 1, 33, 128, 0) ==
           POSENC_ERR_INVALID_ARGUMENT);
     CHECK(posenc_t5_bias(out, COUNT(out), weights, SIZE_MAX, SIZE_MAX / 16, 1, 1, 1, NB, 128, 0) ==
-          POSENC_ERR_SIZE_OVERFLOW);
+          POSENC_ERR_INVALID_ARGUMENT); /* heads */
+    CHECK(posenc_t5_bias(out, COUNT(out), weights, SIZE_MAX, INT32_MAX, (size_t)1 << 31, (size_t)1 << 31, 1, NB,
+                         128, 0) == POSENC_ERR_SIZE_OVERFLOW);
     CHECK(out[0] == 42);
 }
 

@@ -40,10 +40,10 @@ typedef struct block_layout {
 
 static size_t put(size_t *off, int present, size_t n)
 {
-    size_t at = present ? *off : ABSENT;
+    size_t where = present ? *off : ABSENT;
     if (present)
         *off += n;
-    return at;
+    return where;
 }
 
 static block_layout layout_of(const block_case *c)

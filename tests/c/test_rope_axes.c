@@ -267,7 +267,6 @@ static void test_overlaps(void)
         double d[64];
         float f[128];
         int32_t i[128];
-        size_t z[32];
     } mem;
     double f[4] = { 1, 0.1, 0.01, 0.001 };
     int32_t pos[12] = { 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3 };

@@ -122,12 +122,14 @@ static void test_errors_write_nothing(void)
     CHECK(posenc_sinusoidal(t, 64, 1, 2, 0, INT32_MAX, 0) == POSENC_OK);
     for (int i = 0; i < 64; i++)
         t[i] = 42.0f;
-    CHECK(posenc_sinusoidal(t, 64, INT32_MAX, SIZE_MAX / 1024, 0, 0, 0) == POSENC_ERR_SIZE_OVERFLOW);
+    /* d_model past its row (2^31 - 1): within the rows, length * d_model fits a 64-bit size_t */
+    CHECK(posenc_sinusoidal(t, 64, INT32_MAX, SIZE_MAX / 1024, 0, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(posenc_sinusoidal(t, 63, 8, 8, 0, 0, 0) == POSENC_ERR_BUFFER_TOO_SMALL);
     CHECK(posenc_add_sinusoidal(t, 64, 0, 2, 2, 0, 1, 0, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(posenc_add_sinusoidal(t, 64, 1, 2, 2, 2, 1, 0, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
     CHECK(posenc_add_sinusoidal(t, 64, 1, 2, 2, 0, NAN, 0, 0, 0) == POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(posenc_add_sinusoidal(t, 64, SIZE_MAX / 4, 4, 2, 0, 1, 0, 0, 0) == POSENC_ERR_SIZE_OVERFLOW);
+    CHECK(posenc_add_sinusoidal(t, 64, SIZE_MAX / 4, 4, 2, 0, 1, 0, 0, 0) == POSENC_ERR_INVALID_ARGUMENT); /* batch */
+    CHECK(posenc_add_sinusoidal(t, 64, INT32_MAX, INT32_MAX, INT32_MAX, 0, 1, 0, 0, 0) == POSENC_ERR_SIZE_OVERFLOW);
     CHECK(posenc_add_sinusoidal(t, 64, 2, 8, 8, 0, 1, 0, 0, 0) == POSENC_ERR_BUFFER_TOO_SMALL);
     int untouched = 1;
     for (int i = 0; i < 64; i++)

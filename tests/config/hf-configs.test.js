@@ -220,7 +220,8 @@ describe('bad configs: errors name the config key and what to pass', () => {
   });
 
   test('missing keys', () => {
-    const { hidden_size: _h, ...noWidth } = llama();
+    // (with a model_type, LlamaConfig's defaults fill them in; a config without one has no class)
+    const { hidden_size: _h, model_type: _t, ...noWidth } = llama();
     expect(thrown(() => posenc.ropeFromConfig(noWidth)).message).toMatch(/hidden_size|head_dim/);
     const e = thrown(() => posenc.ropeFromConfig({ ...llama(), rope_scaling: { rope_type: 'llama3', factor: 8, original_max_position_embeddings: 8192 } }));
     expect(e.message).toMatch(/low_freq_factor|high_freq_factor/);

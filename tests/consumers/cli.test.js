@@ -232,7 +232,7 @@ describe('errors: exit 2, nothing on stdout, the library message', () => {
     [['sinusoidal', '--length', '10', '--d-model', '0'], "posenc.sinusoidal: dModel must be an integer from 1 to 2147483647, got 0 (dModel is --d-model; see 'posenc sinusoidal --help')"],
     [['sinusoidal', '--length', 'ten', '--d-model', '6'], 'posenc.sinusoidal: length must be an integer from 0 to 2147483647, got "ten"'],
     [['sinusoidal', '--d-model', '6'], 'posenc.sinusoidal: length is required'],
-    [['transformer-xl', '--key-length', '3', '--d-model', '5'], 'posenc.transformerXLEmbedding: dModel must be even'],
+    [['transformer-xl', '--key-length', '3', '--d-model', '5'], 'posenc.transformerXLEmbedding: dModel must be an even integer from 2 to 2147483646'],
     [['rope-cache', '--length', '4', '--rotary-dim', '8', '--scaling', '{"type":"llama3","factor":8,"lowFreqFactor":2,"highFreqFactor":1,"originalMaxPositionEmbeddings":8192}'],
       'posenc.ropeCache: scaling.highFreqFactor must be a finite number >= scaling.lowFreqFactor = 2'],
     [['sinusoidal-2d', '--height', '2', '--width', '2', '--d-model', '6'], "got 6 (dModel is --d-model; see 'posenc sinusoidal-2d --help')"],

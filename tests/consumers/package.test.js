@@ -65,7 +65,7 @@ describe('the tarball (npm pack)', () => {
     for (const file of needed) expect(files).toContain(file);
     // the C sources ship for C users who vendor from npm; nothing else may come along
     // and what the docs link to: their picture, the examples, the training notes
-    const allowed = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/[\w-]+\.md|docs\/train-view\.png|examples\/[\w-]+\.mjs|examples\/worker\/[\w-]+\.(js|html)|tools\/train\/README\.md|dist\/(?:posenc|encoder)[\w-]*\.(mjs|cjs|d\.ts|d\.cts|wasm)|dist\/cli\.mjs|src\/cli\/torch\.js|bin\/posenc\.js|include\/posenc(?:_encoder)?\.h|src\/(?:encoder\/)?\w+\.[ch])$/;
+    const allowed = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/[\w-]+\.md|docs\/train-view\.png|examples\/[\w-]+\.mjs|examples\/worker\/[\w-]+\.(js|html)|tools\/train\/README\.md|tools\/reference\/transformers\/README\.md|dist\/(?:posenc|encoder)[\w-]*\.(mjs|cjs|d\.ts|d\.cts|wasm)|dist\/cli\.mjs|src\/cli\/torch\.js|bin\/posenc\.js|include\/posenc(?:_encoder)?\.h|src\/(?:encoder\/)?\w+\.[ch])$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
   });
 
@@ -99,7 +99,8 @@ describe('the tarball (npm pack)', () => {
     const { bytes } = packed();
     console.log(`posenc tarball: ${bytes} bytes (${packed().files.length} files)`);
     // two entries, each with its wasm as files and inline in ESM and CommonJS (a page fetches one entry:
-    // tests/builds/size.test.js), and the README's picture of the train view (95 KB, docs/train-view.png)
-    expect(bytes).toBeLessThan(700 * 1024);
+    // tests/builds/size.test.js), and the README's picture of the train view (95 KB, docs/train-view.png).
+    // 0.3.0: 865 KB, most of it the two wasm builds of each entry three times (files, ESM, CommonJS)
+    expect(bytes).toBeLessThan(900 * 1024);
   });
 });

@@ -37,7 +37,7 @@ globalThis.posencResult = { names: Object.keys(posenc).sort(), cos: Array.from(p
 };
 
 // bytes gzip -9, as measured when set (the builds are deterministic), plus SLACK
-const BUDGETS = { rope: 28921, sinusoidal: 24656, everything: 38643 };
+const BUDGETS = { rope: 36714, sinusoidal: 33236, everything: 54764 };
 const SLACK = 128;
 const LABELS = { rope: 'ropeCache + applyRope', sinusoidal: 'sinusoidal', everything: 'everything' };
 

@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_status(status);
     FUZZ_ASSERT((status == POSENC_OK) == (d != NULL));
     if (d) {
-        size_t prefix = length < 24 ? length : 24;
+        size_t prefix = length; /* below 12 */
         /* the prefix at explicit positions, sometimes: small, or any int32 (negative ones refused) */
         int positioned = take_u8(&in) % 4 == 0;
         static int32_t pos[24];
@@ -114,7 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         posenc_sampling s = { take_u8(&in) % 2 ? 0.0 : take_double(&in), take_u8(&in) % 4 ? take_u8(&in) % 5 : take_size(&in),
                               take_u8(&in) % 2 ? 0.0 : take_double(&in) };
         uint64_t rng = take_size(&in);
-        int32_t token = -7, out[6];
+        int32_t token = -7;
         size_t written = 99;
         if (take_u8(&in) % 2) {
             status = posenc_decoder_sample(d, take_u8(&in) % 4 ? &s : NULL, take_u8(&in) % 8 ? &rng : NULL, &token);
@@ -125,6 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (take_u8(&in) % 2)
                 FUZZ_ASSERT(posenc_decoder_reset(d) == POSENC_OK && posenc_decoder_length(d) == 0);
             size_t before_gen = posenc_decoder_length(d), out_len = take_u8(&in) % 7;
+            int32_t out[6];
             status = posenc_decoder_generate(d, t, 1 + take_u8(&in) % 4, &s, &rng, t + 20, take_u8(&in) % 4, out,
                                              out_len, &written);
             check_status(status);

@@ -110,7 +110,7 @@ test('out: filled and returned, a WasmArray too', () => {
 test('dModel not a multiple of 4 and overflowing coordinates are RangeErrors naming the parameter', () => {
   const e = thrown(() => posenc.sinusoidal2d({ height: 2, width: 2, dModel: 6 }));
   expect(e).toBeInstanceOf(RangeError);
-  expect(e.message).toContain('posenc.sinusoidal2d: dModel must be a multiple of 4');
+  expect(e.message).toContain('posenc.sinusoidal2d: dModel must be a positive multiple of 4 (a sine and a cosine for each of the two axes), got 6');
   const o = thrown(() => posenc.sinusoidal2d({ height: 2, width: 2, dModel: 4, interpolationScale: 5e-324 }));
   expect(o).toBeInstanceOf(RangeError);
   expect(o.message).toContain('interpolationScale');

@@ -1,8 +1,9 @@
 // alibi-config.js: the ALiBi options of a Hugging Face config.json, read as
 // each model's modeling code reads them (Press et al. 2022).
-import { fail, isPlainObject } from '../core/describe.js';
-import { FAMILIES, NOT_ROPE, alibiKind } from './families.js';
-import { firstCount, numberAt, textModel } from './read.js';
+import { fail } from '../core/describe.js';
+import { familyOf, textModel } from './model.js';
+import { notRope } from './not-rope.js';
+import { checkConfig, firstCount, numberAt, objectAt, quote, value } from './read.js';
 
 // Where each family's head count lives, and its modeling code.
 const HEADS = {
@@ -11,6 +12,30 @@ const HEADS = {
   falcon: ['num_attention_heads', 'n_head'], // FalconConfig with alibi: true; modeling_falcon.py build_alibi_tensor
   baichuan: ['num_attention_heads'], // remote-code Baichuan-13B: _get_interleave (the paper's get_slopes)
 };
+
+const SOURCES = {
+  bloom: "BLOOM's build_alibi_tensor", mpt: "MPT's build_mpt_alibi_tensor", falcon: 'Falcon with alibi: true', baichuan: "Baichuan-13B's _get_interleave",
+};
+
+/**
+ * Which ALiBi a model uses, named by its source ("BLOOM's build_alibi_tensor"),
+ * or null: the family-specific flags.
+ */
+export function alibiKind(fn, m) {
+  return alibiFamily(fn, m) ? SOURCES[alibiFamily(fn, m)] : null;
+}
+
+function alibiFamily(fn, m) {
+  const { c, where, type } = m;
+  if (type === 'bloom') return type;
+  // MptConfig.attn_config.alibi (default true); without it MPT learns absolute positions
+  if (type === 'mpt') return value(fn, objectAt(fn, c, where, 'attn_config') ?? {}, `${where}.attn_config`, 'alibi') === false ? null : type;
+  if (type === 'falcon' && value(fn, c, where, 'alibi') === true) return type; // FalconConfig.alibi: rotary = not alibi
+  // remote-code Baichuan: the 13B models use ALiBi, the 7B ones RoPE; nothing in the
+  // config says which but the width (the 7B models are 4096 wide), as vLLM and MLC read it
+  if (type === 'baichuan' && value(fn, c, where, 'hidden_size') !== 4096) return type;
+  return null;
+}
 
 /**
  * The options of alibiSlopes and alibiBias for a Hugging Face model with
@@ -27,22 +52,22 @@ const HEADS = {
  */
 export function alibiFromConfig(config) {
   const fn = 'alibiFromConfig';
-  const { c, where, type } = textModel(fn, config);
-  const kind = alibiKind(c, type);
+  checkConfig(fn, config);
+  const m = textModel(fn, config);
+  const kind = alibiFamily(fn, m);
   if (!kind) {
-    if (type === undefined || Object.hasOwn(FAMILIES, type)) {
-      throw new TypeError(`posenc.${fn}: model_type '${type ?? '(none)'}' has no ALiBi: it uses RoPE (ropeFromConfig reads its options)`);
+    if (m.type === undefined || familyOf(m.type)) {
+      throw new TypeError(`posenc.${fn}: model_type ${quote(m.type ?? '(none)')} has no ALiBi: it uses RoPE (ropeFromConfig reads its options)`);
     }
-    if (Object.hasOwn(NOT_ROPE, type)) throw new TypeError(`posenc.${fn}: model_type '${type}' has no ALiBi: it uses ${NOT_ROPE[type]}`);
-    throw new TypeError(`posenc.${fn}: ${where}.model_type '${type}' is not an ALiBi model posenc knows (bloom, mpt, falcon with alibi: true, baichuan 13B)`);
+    throw new TypeError(notRope(fn, m).message.replace('has no RoPE posenc reads', 'has no ALiBi'));
   }
-  const { value: heads, key } = firstCount(fn, c, where, HEADS[kind]);
-  if (heads === undefined) throw new TypeError(`posenc.${fn}: ${where}.${key} is required (the number of heads, one slope each)`);
+  const { value: heads, key } = firstCount(fn, m.c, m.where, HEADS[kind]);
+  if (heads === undefined) throw new TypeError(`posenc.${fn}: ${m.where}.${key} is required (the number of heads, one slope each)`);
   let maxBias = 8;
-  if (kind === 'mpt' && c.attn_config !== undefined) {
-    if (!isPlainObject(c.attn_config)) throw fail(TypeError, fn, `${where}.attn_config`, 'an object', c.attn_config);
-    maxBias = numberAt(fn, c.attn_config, `${where}.attn_config`, 'alibi_bias_max') ?? 8;
-    if (!(maxBias > 0)) throw fail(RangeError, fn, `${where}.attn_config.alibi_bias_max`, 'a finite number > 0', maxBias);
+  if (kind === 'mpt') {
+    const attn = objectAt(fn, m.c, m.where, 'attn_config');
+    maxBias = (attn && numberAt(fn, attn, `${m.where}.attn_config`, 'alibi_bias_max')) ?? 8;
+    if (!(maxBias > 0)) throw fail(RangeError, fn, `${m.where}.attn_config.alibi_bias_max`, 'a finite number > 0', maxBias);
   }
   return { heads, maxBias };
 }

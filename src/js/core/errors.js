@@ -14,6 +14,9 @@ const REAL_MAX = constants.REAL_MAX;
 /** snake_case -> camelCase, segment by segment ('scaling.beta_fast' -> 'scaling.betaFast'); 'rope->x' -> 'x'. */
 export const camel = (name) => name.replace(/^\w+->/, '').replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
 
+/** How errors name C's parameters where the JS API spells them otherwise: query_len is queryLength. */
+export const lengthLabel = (name) => (name === 'query_len' ? 'queryLength' : name === 'key_len' ? 'keyLength' : camel(name));
+
 /** A bound, or `other = bound` when it comes from another parameter. */
 const bound = (v, other, label) => (other ? `${label(other)} = ${v}` : String(v));
 
@@ -29,7 +32,7 @@ export function allowed(rule, lo, hi, other, label = camel) {
     case 'even': // the largest even value up to hi
       return `an even integer from ${lo} to ${bound(other ? hi : hi - (hi % 2), other, label)}`;
     case 'multiple': // a multiple of lo (another parameter's value, or a constant)
-      return other ? `a multiple of ${bound(lo, other, label)}` : `a multiple of ${lo}`;
+      return other ? `a multiple of ${bound(lo, other, label)}` : `a positive multiple of ${lo}`;
     case 'above':
     case 'at_least': {
       if (rule === 'at_least' && lo === -REAL_MAX && hi === REAL_MAX) return 'a finite number';
@@ -105,7 +108,10 @@ export function clearError(instance) {
  *   label(cName)  the option a C name stands for (default: camelCase)
  *   given(label)  the value the caller gave under that name, or undefined
  *                 (then C's value is shown)
- *   givenText(label)  or that value already written out (an options object)
+ *   givenText(label, rule)  or that value already written out (an options
+ *                 object; rule: the record's, 'result' for a result out of range)
+ *   name(cName, element)  the whole name of an element of an array parameter
+ *                 (C's name, its element), or undefined for label's name[element]
  * Statuses the JS checks should have made impossible (a NULL the binding
  * passed) are internal errors.
  */
@@ -113,13 +119,14 @@ export function cError(fn, instance, status, context = {}) {
   const { exports, memory } = instance;
   const e = readStruct(memory, exports.posenc_last_error(), ERROR_STRUCT);
   const label = context.label ?? camel;
-  const name = `${label(readCString(memory, e.name) ?? 'an argument')}${e.element >= 0 ? `[${e.element}]` : ''}`;
+  const cName = readCString(memory, e.name) ?? 'an argument';
+  const name = (e.element >= 0 && context.name?.(cName, e.element)) || `${label(cName)}${e.element >= 0 ? `[${e.element}]` : ''}`;
   const other = readCString(memory, e.other);
   // C's reason, its parameters named as the options are, % its bound
   const why = readCString(memory, e.why)?.replace(/\b[a-z]+(?:_[a-z0-9]+)+\b/g, (w) => label(w)).replace('%', String(e.lo));
   const given = context.given?.(name);
-  const got = context.givenText?.(name) ?? describe(given === undefined ? e.value : given);
   const rule = RULES[e.rule];
+  const got = context.givenText?.(name, rule) ?? describe(given === undefined ? e.value : given);
   if (status === STATUS.ERR_NULL_POINTER || e.status !== status || rule === 'none' || rule === 'not_null') {
     return new Error(`posenc.${fn}: internal error ${status} from C (${name})`);
   }

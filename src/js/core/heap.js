@@ -8,6 +8,7 @@
 //   typed array over posenc's memory (a WasmArray's .array kept after free(),
 //   say) is refused, since nothing tells which allocation it belongs to now;
 //   so is one over the memory of any other copy of posenc (registerMemory).
+import { status as STATUS } from '../../../build/abi.js';
 import { describe, typeOf, typedArrayType } from './describe.js';
 import { cError, clearError } from './errors.js';
 import { isReady, wasm } from './instance.js';
@@ -333,3 +334,35 @@ export function heapCall(fn, buffers, compute, context) {
     if (block) release(fn, block);
   }
 }
+
+/**
+ * The values before the shapes: returns check(), which checks what JS checks
+ * (an output of the wrong length, more elements than one call can produce)
+ * and throws when a shape is wrong. A wrong shape often follows from a value
+ * C refuses (a dModel that is not a multiple of 4 sizes out wrongly), and the
+ * value is what the caller must fix: before check's error is thrown, probe()
+ * asks C (noRoom), and throws the error for a value C refuses.
+ */
+export function valuesFirst(check, probe) {
+  try {
+    return check();
+  } catch (error) {
+    probe();
+    throw error;
+  }
+}
+
+/** Whether a status only says that the call had no room (a probe's). */
+export const onlyRoom = (status) => status === STATUS.ERR_BUFFER_TOO_SMALL || status === STATUS.ERR_SIZE_OVERFLOW;
+
+/**
+ * A probe for valuesFirst: calls routine(pointer) with pointer a real address
+ * and room for nothing, so that C checks every value and writes nothing (it
+ * refuses the room, or has nothing to write); a value it refuses throws the
+ * error its record describes (heapCall, named by `context`).
+ */
+export const noRoom = (fn, routine, context) => () =>
+  heapCall(fn, [{ array: new Float64Array(0), type: 'float64', length: 0 }], (ptr) => {
+    const status = routine(ptr);
+    return onlyRoom(status) ? 0 : status;
+  }, context);

@@ -14,7 +14,7 @@ import {
   resolveConfig,
 } from './options.js';
 import { Decoder, generateSpec as decoderGenerateSpec, readDecoderOptions, readGenerate } from './decoder.js';
-import { MAX_HEADER_BYTES, headerBytes, writeSafetensors } from './safetensors.js';
+import { MAX_HEADER_BYTES, headerBytes, tensorValues, writeSafetensors } from './safetensors.js';
 import { readWeights } from './weights.js';
 
 /**
@@ -45,6 +45,19 @@ export function createEncoder(options) {
     throw new RangeError(`posenc.${fn}: the options in weights' metadata '${CONFIG_METADATA_KEY}' (with the caller's over them) disagree with the file's tensors: ${message}`);
   }
   return new Encoder(config, layout, host);
+}
+
+/**
+ * @internal createModel's encoder: options as createEncoder reads them
+ * (without weights), tensors by the encoder's names, the matrices held in
+ * `format` ('f32', or 'f16' / 'bf16': each matrix then parseSafetensors' raw
+ * tensor of that dtype, kept as given). Returns { encoder, layout }.
+ */
+export function checkpointEncoder(fn, options, tensors, format) {
+  const config = resolveConfig(fn, readOptions(fn, options, modelSpec));
+  checkResolved(fn, config);
+  const layout = tensorLayout(fn, config, format);
+  return { encoder: new Encoder(config, layout, readWeights(fn, config, { tensors }, layout)), layout };
 }
 
 /** The options of forward, pool, logits and classify (language is checked against the encoder's languages). */
@@ -91,7 +104,7 @@ class Encoder {
       this.#buffers.sizes = allocateFor(fn, 'int32', 2); // posenc_encoder_sizes' two size_t
       const { sc, arrays, pointers } = configArrays(fn, this.#config);
       this.#lists = arrays;
-      writeConfig(fn, this.#buffers.config.pointer(fn), this.#config, sc, pointers(fn));
+      writeConfig(fn, this.#buffers.config.pointer(fn), this.#config, sc, pointers(fn), layout.format);
       // the C's parameter count is the one formula (posenc_encoder_sizes): the tensors must fill it exactly
       const { params } = this.#sizes(fn, 0);
       if (params !== layout.paramsLength) {
@@ -110,7 +123,7 @@ class Encoder {
 
   /** The number of parameters (floats), the classifier head included. */
   get parameterCount() {
-    return this.#layout.paramsLength + this.#layout.headLength;
+    return this.#layout.parameterCount;
   }
 
   #alive(fn) {
@@ -403,8 +416,12 @@ class Encoder {
     const out = {};
     const params = this.#buffers.params.array;
     const head = this.#buffers.head?.array;
+    const halves = { f16: 'F16', bf16: 'BF16' }[this.#layout.format];
     for (const t of tensorsOf(this.#layout)) {
-      out[t.name] = { dtype: 'F32', shape: [...t.shape], data: (t.head ? head : params).slice(t.offset, t.offset + t.size) };
+      const data = t.matrix && halves
+        ? tensorValues({ dtype: halves, bytes: new Uint8Array(params.buffer, params.byteOffset + 4 * t.offset, 2 * t.count) })
+        : (t.head ? head : params).slice(t.offset, t.offset + t.size);
+      out[t.name] = { dtype: 'F32', shape: [...t.shape], data };
     }
     return out;
   }
@@ -428,7 +445,7 @@ class Encoder {
     }
     const metadata = { ...o.metadata, [CONFIG_METADATA_KEY]: JSON.stringify(this.#config) };
     // a file past the header limit could never be read back: refused before any tensor is copied
-    const entries = Array.from(tensorsOf(this.#layout), (t) => ({ name: t.name, shape: t.shape, count: t.size }));
+    const entries = Array.from(tensorsOf(this.#layout), (t) => ({ name: t.name, shape: t.shape, count: t.count }));
     const bytes = headerBytes(entries, metadata);
     if (bytes > MAX_HEADER_BYTES) {
       throw new RangeError(

@@ -2,21 +2,31 @@
 // parameter buffer (include/posenc.h, posenc_encoder_sizes, states the order).
 import { elementCount } from '../core/options.js';
 
+/** The matrices, which weightFormat 'f16' and 'bf16' hold as halves (include/posenc_encoder.h, posenc_weight_format). */
+const MATRIX = /^(embed|lm_head|linear[12]|self_attn\.\w+_proj|mlp\.\w+_proj)\.weight$/;
+
 /**
  * The tensors of an encoder, in the order of the flat parameter buffer
  * (include/posenc.h, posenc_encoder_sizes), then the classifier head (its own
  * buffer). Every tensor's element count is checked against what one buffer can
  * hold before anything is listed, drawn or allocated; the layers are described
  * once (a template) and walked by tensorsOf, so no list grows with `layers`.
+ * format: how the buffer holds the matrices ('f32'; 'f16' or 'bf16': two
+ * values to a float, a matrix's size ceil(count / 2) floats). Each tensor
+ * has its offset and size in floats, its count of values, and matrix: true
+ * for a matrix.
  */
-export function tensorLayout(fn, c) {
+export function tensorLayout(fn, c, format = 'f32') {
   const d = c.dModel;
   const size = (shape) => shape.reduce((a, b) => a * b, 1);
+  const floats = (t) => (format !== 'f32' && t.matrix ? Math.ceil(t.count / 2) : t.count);
   const place = (list, start = 0) => {
     let offset = start;
     for (const t of list) {
+      t.matrix = MATRIX.test(t.name);
+      t.count = size(t.shape);
       t.offset = offset;
-      t.size = size(t.shape);
+      t.size = floats(t);
       offset += t.size;
     }
     return offset - start;
@@ -68,15 +78,19 @@ export function tensorLayout(fn, c) {
       ]
     : [];
 
+  const values = (list) => list.reduce((n, t) => n + size(t.shape), 0);
+  const parameterCount = values(before) + c.layers * values(layer) + values(after);
+  elementCount(fn, { parameters: parameterCount });
   const beforeLength = place(before);
   const layerLength = place(layer);
   const headLength = place(head);
-  const afterLength = after.reduce((n, t) => n + size(t.shape), 0);
-  elementCount(fn, { parameters: beforeLength + c.layers * layerLength + afterLength });
   elementCount(fn, { 'classes * (dModel + 1)': headLength });
   const layersStart = beforeLength;
-  place(after, layersStart + c.layers * layerLength);
-  return { before, layer, layerLength, layersStart, after, head, layers: c.layers, paramsLength: layersStart + c.layers * layerLength + afterLength, headLength };
+  const afterLength = place(after, layersStart + c.layers * layerLength);
+  return {
+    before, layer, layerLength, layersStart, after, head, layers: c.layers, paramsLength: layersStart + c.layers * layerLength + afterLength, headLength, format,
+    parameterCount: parameterCount + headLength,
+  };
 }
 
 /**

@@ -4,6 +4,7 @@
 // name the config's C fields.
 import {
   activation, attention_bias, encoder_config as CONFIG, lm_head, mlp_kind, norm_kind, norm_placement, positional, query_scale, status as STATUS,
+  weight_format,
 } from '../../../build/abi.js';
 import { cError, camel } from '../core/errors.js';
 import { allocateFor, heapCall } from '../core/heap.js';
@@ -41,8 +42,11 @@ export function configArrays(fn, c) {
   return { sc, arrays, pointers: (at) => arrays.map((a) => a.pointer(at)) };
 }
 
-/** posenc_encoder_config's fields for a resolved config `c` (its RoPE's lists at `pointers`). */
-function configFields(c, sc, pointers) {
+/**
+ * posenc_encoder_config's fields for a resolved config `c` (its RoPE's lists
+ * at `pointers`), its matrices held in `format` ('f32', 'f16', 'bf16').
+ */
+function configFields(c, sc, pointers, format) {
   const p = c.positional;
   const fields = {
     vocab_size: c.vocabSize,
@@ -65,6 +69,7 @@ function configFields(c, sc, pointers) {
     attention_bias: attention_bias.indexOf(c.attentionBias ?? 'all'),
     qk_norm: c.qkNorm ? 1 : 0,
     window: c.window ?? 0,
+    weight_format: weight_format.indexOf(format),
   };
   if (p.type === 'sinusoidal') fields.sinusoidal = { base: p.base, layout: LAYOUTS.indexOf(p.layout) };
   if (p.type === 'rope') fields.rope = ropeFields(p, sc, pointers);
@@ -79,9 +84,9 @@ function configFields(c, sc, pointers) {
   return fields;
 }
 
-/** Writes the config struct of `c` at the byte address ptr. */
-export function writeConfig(fn, ptr, c, sc, pointers = []) {
-  writeStruct(wasm(fn).memory, ptr, CONFIG, configFields(c, sc, pointers));
+/** Writes the config struct of `c` at the byte address ptr (format: the layout's, layout.js). */
+export function writeConfig(fn, ptr, c, sc, pointers = [], format = 'f32') {
+  writeStruct(wasm(fn).memory, ptr, CONFIG, configFields(c, sc, pointers, format));
 }
 
 // The options a C field of the config stands for ('d_ff' -> 'dFF', 'base' ->

@@ -120,8 +120,10 @@ function asBytes(fn, what, bytes) {
 /**
  * @internal Parses a .safetensors file; errors name `fn` and `what` (the
  * parameter). Returns { tensors: { name: { dtype, shape, data } }, metadata }.
+ * raw: each tensor { dtype, shape, bytes } instead, its bytes a view of the
+ * file's, nothing converted (tensorValues converts one).
  */
-export function parseSafetensors(fn, what, input) {
+export function parseSafetensors(fn, what, input, { raw = false } = {}) {
   const bytes = asBytes(fn, what, input);
   const bad = (message) => fail(RangeError, fn, what, `is not a valid .safetensors file: ${message}`);
   if (bytes.length < 8) throw bad(`${bytes.length} bytes, fewer than the 8 of the header length`);
@@ -195,26 +197,32 @@ export function parseSafetensors(fn, what, input) {
 
   const tensors = {};
   for (const { name, dtype, shape, offsets } of entries) {
-    const count = (offsets[1] - offsets[0]) / BYTES[dtype];
-    const at = dataStart + offsets[0];
-    const data = new Float32Array(count);
-    if (dtype === 'F32' && (bytes.byteOffset + at) % 4 === 0 && littleEndian()) {
-      data.set(new Float32Array(bytes.buffer, bytes.byteOffset + at, count));
-    } else {
-      for (let i = 0; i < count; i++) {
-        const o = at + i * BYTES[dtype];
-        if (dtype === 'F32') data[i] = view.getFloat32(o, true);
-        else if (dtype === 'F64') data[i] = view.getFloat64(o, true);
-        else if (dtype === 'F16') data[i] = fromF16(view.getUint16(o, true));
-        else {
-          u32[0] = view.getUint16(o, true) << 16;
-          data[i] = f32[0];
-        }
-      }
-    }
-    setOwn(tensors, name, { dtype, shape: [...shape], data });
+    const t = { dtype, shape: [...shape], bytes: bytes.subarray(dataStart + offsets[0], dataStart + offsets[1]) };
+    setOwn(tensors, name, raw ? t : { dtype, shape: t.shape, data: tensorValues(t) });
   }
   return { tensors, metadata };
+}
+
+/** @internal The values of a raw tensor ({ dtype, bytes }: parseSafetensors' raw) as a new Float32Array. */
+export function tensorValues({ dtype, bytes }) {
+  const count = bytes.length / BYTES[dtype];
+  const data = new Float32Array(count);
+  if (dtype === 'F32' && bytes.byteOffset % 4 === 0 && littleEndian()) {
+    data.set(new Float32Array(bytes.buffer, bytes.byteOffset, count));
+    return data;
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let i = 0; i < count; i++) {
+    const o = i * BYTES[dtype];
+    if (dtype === 'F32') data[i] = view.getFloat32(o, true);
+    else if (dtype === 'F64') data[i] = view.getFloat64(o, true);
+    else if (dtype === 'F16') data[i] = fromF16(view.getUint16(o, true));
+    else {
+      u32[0] = view.getUint16(o, true) << 16;
+      data[i] = f32[0];
+    }
+  }
+  return data;
 }
 
 const littleEndian = () => new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;

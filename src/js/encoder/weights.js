@@ -5,7 +5,7 @@ import { describe, fail, isPlainObject, typeOf, typedArrayType } from '../core/d
 import { integer } from '../core/options.js';
 import { lengthOf } from '../core/typed.js';
 import { findTensor, tensorsOf } from './layout.js';
-import { parseSafetensors } from './safetensors.js';
+import { parseSafetensors, tensorValues } from './safetensors.js';
 
 /**
  * xorshift32 (Marsaglia 2003, "Xorshift RNGs"): shifts and xors only, so it
@@ -62,7 +62,35 @@ function checkedFloat32(fn, label, data, n) {
   return out;
 }
 
-/** Copies a map { name: { shape, data } | Float32Array } onto the buffers; strict about names and shapes. */
+/** The first non-finite half (F16 or BF16: exponent bits all ones) of `bytes`, as its index, or -1. */
+function firstNonFinite(bytes, dtype) {
+  const mask = dtype === 'BF16' ? 0x7f80 : 0x7c00;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let i = 0; i < bytes.length / 2; i++) if ((view.getUint16(2 * i, true) & mask) === mask) return i;
+  return -1;
+}
+
+/**
+ * A checkpoint's matrix kept as given (layout.format 'f16' or 'bf16'):
+ * { shape, dtype, bytes } (parseSafetensors' raw tensor) copied, its halves
+ * little-endian, into `size` floats of target from offset; each half finite,
+ * as checkedFloat32 holds the widened values.
+ */
+function writeHalves(fn, label, tensor, t, target) {
+  const bad = firstNonFinite(tensor.bytes, tensor.dtype);
+  if (bad >= 0) {
+    const value = tensorValues({ dtype: tensor.dtype, bytes: tensor.bytes.subarray(2 * bad, 2 * bad + 2) })[0];
+    throw fail(RangeError, fn, `${label}.data[${bad}]`, 'a finite number within float32 range', value);
+  }
+  new Uint8Array(target.buffer, target.byteOffset + 4 * t.offset, tensor.bytes.length).set(tensor.bytes);
+}
+
+/**
+ * Copies a map { name: { shape, data } | Float32Array } onto the buffers;
+ * strict about names and shapes. With layout.format 'f16' or 'bf16' (a
+ * checkpoint's, createModel), each matrix is { shape, dtype, bytes } in
+ * that format, checked by its caller, and copied as it is (writeHalves).
+ */
 function mapTensors(fn, c, source, layout, into) {
   const what = 'weights';
   const packed = (name) => /^layers\.(\d+)\.self_attn\.in_proj_(weight|bias)$/.exec(name);
@@ -111,6 +139,10 @@ function mapTensors(fn, c, source, layout, into) {
     }
     if (!(t.name in source)) {
       throw new RangeError(`posenc.${fn}: ${what} is missing the tensor '${t.name}' [${t.shape.join(', ')}]`);
+    }
+    if (t.matrix && layout.format !== 'f32') {
+      writeHalves(fn, `${what}['${t.name}']`, source[t.name], t, target);
+      continue;
     }
     const data = read(t.name, t.shape);
     target.set(data, t.offset);

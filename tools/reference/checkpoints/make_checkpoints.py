@@ -30,11 +30,12 @@ multiple of 8, the raw little-endian data.
 import json
 import math
 import os
-import struct
 import sys
 
 import hf_stubs  # noqa: F401  (before transformers)
 import torch
+
+from safetensors_write import write_safetensors
 
 TRANSFORMERS_COMMIT = "ace7c37014"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -102,32 +103,6 @@ def hf_state(model):
 
 def rounded(state, dtype):
     return {k: v.to(dtype) for k, v in state.items()}
-
-
-def write_safetensors(path, tensors):
-    """Hugging Face's format by hand: u64 LE header length, JSON header, raw data."""
-    names = sorted(tensors)
-    header, blobs, offset = {"__metadata__": {"format": "pt"}}, [], 0
-    for name in names:
-        t = tensors[name]
-        if t.dtype == torch.float32:
-            dtype, data = "F32", t.numpy().astype("<f4").tobytes()
-        elif t.dtype == torch.float16:
-            dtype, data = "F16", t.numpy().astype("<f2").tobytes()
-        elif t.dtype == torch.bfloat16:
-            dtype, data = "BF16", t.view(torch.int16).numpy().astype("<i2").tobytes()
-        else:
-            raise ValueError(f"{name}: {t.dtype}")
-        header[name] = {"dtype": dtype, "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
-    text += b" " * (-len(text) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
-        for b in blobs:
-            f.write(b)
 
 
 def run(model, state):
