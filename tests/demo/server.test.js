@@ -75,7 +75,7 @@ describe('what it serves', () => {
     ['/main.js?x=1#y', 'text/javascript; charset=utf-8'],
     ['/train/worker.js', 'text/javascript; charset=utf-8'],
     ['/train/client.js', 'text/javascript; charset=utf-8'],
-    ['/train/copy-models.js', 'text/javascript; charset=utf-8'],
+    ['/train/models.js', 'text/javascript; charset=utf-8'],
     ['/draw/heatmap.js', 'text/javascript; charset=utf-8'],
     ['/models/copy-task.js', 'text/javascript; charset=utf-8'],
     ['/models/manifest.json', 'application/json; charset=utf-8'],
@@ -535,7 +535,7 @@ describe('the command line', () => {
       expect(url).not.toBeNull();
       const res = await fetch(url[0]);
       expect(res.status).toBe(200);
-      expect(await res.text()).toContain('<canvas');
+      expect(await res.text()).toContain('<section id="table"');
     } finally {
       child.kill();
     }
