@@ -42,7 +42,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { gzipSync } from 'node:zlib';
 import * as posenc from '../dist/encoder.mjs';
-import { interleaved, loadOrt, median, ortHeapBytes, ortStepLoop, relDiff, root } from './ort-peer.mjs';
+import { interleaved, loadOrt, median, ortHeapBytes, ortStepLoop, prefillAndGenerate, relDiff, root } from './ort-peer.mjs';
 
 const DIR = new URL('build/checkpoints/llama-10m/', root);
 const ROUNDS = Number(process.env.BENCH_CHECKPOINT_ROUNDS || 9);
@@ -131,19 +131,7 @@ export async function checkpointOrt() {
     if (!same(kept.generate(prompt, { maxNewTokens: NEW_TOKENS }), widened.generate(prompt, { maxNewTokens: NEW_TOKENS }))) failures.push(`the ${dtype} copy kept and widened generate different tokens`);
   }
 
-  const contenders = {
-    'ORT prefill': async () => {
-      for (let k = 0; k < PREFILL_REPS; k++) await loop.prefill();
-    },
-    'posenc prefill': () => {
-      for (let k = 0; k < PREFILL_REPS; k++) {
-        decoder.reset();
-        decoder.feed(prompt);
-      }
-    },
-    'ORT generate': () => loop.generate(null),
-    'posenc generate': () => model.generate(prompt, { maxNewTokens: NEW_TOKENS }),
-  };
+  const contenders = prefillAndGenerate(loop, decoder, prompt, PREFILL_REPS, () => model.generate(prompt, { maxNewTokens: NEW_TOKENS }));
   for (const [dtype, { kept, widened }] of Object.entries(halves)) {
     contenders[`${dtype} kept`] = () => kept.generate(prompt, { maxNewTokens: NEW_TOKENS });
     contenders[`${dtype} widened`] = () => widened.generate(prompt, { maxNewTokens: NEW_TOKENS });

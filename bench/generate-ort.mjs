@@ -44,7 +44,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import * as posenc from '../dist/encoder.mjs';
 import { copySequence, evalSymbols } from '../web/models/copy-task.js';
-import { interleaved, loadIndex, loadOrt, loadProbes, median, onnxFile, ortStepLoop, peakGflops, relDiff, root } from './ort-peer.mjs';
+import { interleaved, loadIndex, loadOrt, loadProbes, median, onnxFile, ortStepLoop, peakGflops, prefillAndGenerate, relDiff, root } from './ort-peer.mjs';
 
 const ROUNDS = Number(process.env.BENCH_GENERATE_ROUNDS || 15);
 const WARMUP = 3;
@@ -97,20 +97,10 @@ async function row(ort, probes, entry, file, warmupMs) {
   if (stepDiff > TOLERANCE) failures.push(`generation logits differ by ${stepDiff.toExponential(1)} (relative) > ${TOLERANCE}`);
 
   const contenders = {
-    'ORT prefill': async () => {
-      for (let k = 0; k < PREFILL_REPS; k++) await loop.prefill();
-    },
-    'posenc prefill': () => {
-      for (let k = 0; k < PREFILL_REPS; k++) {
-        decoder.reset();
-        decoder.feed(PROMPT);
-      }
-    },
-    'ORT generate': () => loop.generate(null),
-    'posenc generate': () => {
+    ...prefillAndGenerate(loop, decoder, PROMPT, PREFILL_REPS, () => {
       decoder.reset();
       decoder.generate(PROMPT, { maxNewTokens: NEW_TOKENS });
-    },
+    }),
     'encoder.generate': () => enc.generate(PROMPT, { maxNewTokens: NEW_TOKENS }),
   };
   const times = await interleaved(contenders, { warmup: WARMUP, warmupMs, rounds: ROUNDS, minMs: 2000 });

@@ -136,6 +136,26 @@ export function ortStepLoop(ort, session, shape, prompt, newTokens) {
 }
 
 /**
+ * The contenders both KV-cache benches time: ORT's and posenc's prefill of
+ * `prompt` (`reps` times each), ORT's step loop and posenc's `generate`.
+ */
+export function prefillAndGenerate(loop, decoder, prompt, reps, generate) {
+  return {
+    'ORT prefill': async () => {
+      for (let k = 0; k < reps; k++) await loop.prefill();
+    },
+    'posenc prefill': () => {
+      for (let k = 0; k < reps; k++) {
+        decoder.reset();
+        decoder.feed(prompt);
+      }
+    },
+    'ORT generate': () => loop.generate(null),
+    'posenc generate': generate,
+  };
+}
+
+/**
  * Times contenders ({ name: async () => void }) interleaved: warm-up rounds
  * (at least `warmup` and `warmupMs`, so both engines' code is optimized: V8
  * tiers wasm up while it runs), then at least `rounds` rounds, more (up to 10x)

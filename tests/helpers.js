@@ -36,6 +36,19 @@ export function thrown(fn) {
 }
 
 /**
+ * Runs fn, expects an error of class Err whose message matches, and posenc's
+ * heap as it was (nothing allocated on failure): the encoder tests' rejection.
+ */
+export function rejectsCleanly(posenc, fn, Err, message) {
+  const before = posenc.memoryStats();
+  const error = thrown(fn);
+  expect(error).toBeInstanceOf(Err);
+  expect(error.message).toMatch(message);
+  const after = posenc.memoryStats();
+  expect([after.allocatedBytes, after.liveArrays]).toEqual([before.allocatedBytes, before.liveArrays]);
+}
+
+/**
  * RoPE inverse frequencies (rotaryDim / 2 values) and attention factor in double, written here
  * from Hugging Face's src/transformers/modeling_rope_utils.py (_compute_default_rope_parameters,
  * _compute_linear_scaling_rope_parameters, _compute_dynamic_ntk_parameters,

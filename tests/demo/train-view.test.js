@@ -19,6 +19,7 @@ import { readFileSync } from 'node:fs';
 import { invert, SIZE } from '../../web/draw/colormap.js';
 import { PALETTE, PALETTE_DARK } from '../../web/draw/lines.js';
 import { EVAL_NS, evalPositions, evalSymbols, scoreTask, taskPrompt, taskSequence, targetOf, teacherForced } from '../../web/models/tasks.js';
+import { generateWith } from '../../web/train/models.js';
 import { posencEncoder as posenc } from '../helpers.js';
 import { launch, openPage, cellSpan, readPixels, setControls, draws, redrawn, frames, SCREENSHOTS } from './chromium.js';
 
@@ -53,18 +54,7 @@ function scores(task, key, perN, scaling) {
   if (scaling) options.positional = { ...ownConfig(task, key).positional, scaling };
   const enc = posenc.createEncoder(options);
   const randomized = key.endsWith('-randomized');
-  const generate = (prompt, n, positions) => {
-    if (!positions) return enc.generate(prompt, { maxNewTokens: n });
-    const decoder = enc.decoder({ maxLength: prompt.length + n });
-    const out = [];
-    let logits = decoder.feed(prompt, { positions: positions.subarray(0, prompt.length) });
-    for (let i = 0; i < n; i++) {
-      out.push(logits.indexOf(Math.max(...logits)));
-      if (i + 1 < n) logits = decoder.feed([out[i]], { positions: positions.subarray(prompt.length + i, prompt.length + i + 1) });
-    }
-    decoder.dispose();
-    return out;
-  };
+  const generate = (prompt, n, positions) => generateWith(enc, prompt, n, positions);
   const counts = countsFor(perN);
   const out = EVAL_NS.map((n, i) => scoreTask(task, n, counts[i], {
     logitsOf: (tokens, positions) => enc.logits(tokens, positions ? { causal: true, positions } : { causal: true }),

@@ -2,21 +2,13 @@
 // parameter, uses TypeError for wrong types and RangeError for bad values,
 // and leaves posenc's wasm heap as it was (nothing allocated on failure, once
 // an encoder's own buffers have the call's size).
-import { posencEncoder as posenc, thrown } from '../helpers.js';
+import { posencEncoder as posenc, rejectsCleanly, thrown } from '../helpers.js';
 
 beforeAll(() => posenc.init());
 
 const BASE = { vocabSize: 20, dModel: 8, heads: 2, dFF: 16, layers: 1 };
 
-/** Runs fn, expects an error of class Err whose message matches; checks the heap is unchanged. */
-function rejects(fn, Err, message) {
-  const before = posenc.memoryStats();
-  const error = thrown(fn);
-  expect(error).toBeInstanceOf(Err);
-  expect(error.message).toMatch(message);
-  const after = posenc.memoryStats();
-  expect([after.allocatedBytes, after.liveArrays]).toEqual([before.allocatedBytes, before.liveArrays]);
-}
+const rejects = (fn, Err, message) => rejectsCleanly(posenc, fn, Err, message);
 
 const create = (extra) => () => posenc.createEncoder({ ...BASE, weights: { seed: 1 }, ...extra });
 

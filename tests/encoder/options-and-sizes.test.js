@@ -1,7 +1,7 @@
 // The encoder's options and sizes: checked before any work, read once, and the
 // C struct's layout written from one table that is checked against the header.
 import { readFileSync } from 'node:fs';
-import { posencEncoder as posenc, thrown } from '../helpers.js';
+import { posencEncoder as posenc, rejectsCleanly } from '../helpers.js';
 
 beforeAll(() => posenc.init());
 
@@ -12,14 +12,7 @@ const BASE = { vocabSize: 20, dModel: 8, heads: 2, dFF: 16, layers: 1 };
  * anything is drawn is what the sizes show: drawing them would take minutes and gigabytes (Jest's
  * timeout, or the memory, would fail the test); the time is bench/budgets.mjs's, no clock here.
  */
-function rejection(fn, Err, message) {
-  const before = posenc.memoryStats();
-  const error = thrown(fn);
-  expect(error).toBeInstanceOf(Err);
-  expect(error.message).toMatch(message);
-  const after = posenc.memoryStats();
-  expect([after.allocatedBytes, after.liveArrays]).toEqual([before.allocatedBytes, before.liveArrays]);
-}
+const rejection = (fn, Err, message) => rejectsCleanly(posenc, fn, Err, message);
 
 describe('every tensor is sized before anything is drawn or allocated', () => {
   test.each([

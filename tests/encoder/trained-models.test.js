@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { posencEncoder as posenc } from '../helpers.js';
 import { EVAL_NS, MAX_POSITION, TASKS, evalPositions, scoreTask } from '../../web/models/tasks.js';
+import { generateWith } from '../../web/train/models.js';
 
 const root = new URL('../../', import.meta.url);
 const read = (file) => fs.readFileSync(new URL(file, root));
@@ -177,18 +178,7 @@ describe.each(manifest.models.map((m) => [m.id, m]))('%s', (id, m) => {
   test("every measure of posenc at every n is torch's (the page seed's in the manifest), on the same sequences", () => {
     const page = m.seeds.find((r) => r.seed === manifest.pageSeed).scores;
     const randomized = m.positions === 'randomized';
-    const generate = (prompt, n, positions) => {
-      if (!positions) return encoder.generate(prompt, { maxNewTokens: n });
-      const decoder = encoder.decoder({ maxLength: prompt.length + n });
-      const out = [];
-      let logits = decoder.feed(prompt, { positions: positions.subarray(0, prompt.length) });
-      for (let i = 0; i < n; i++) {
-        out.push(logits.indexOf(Math.max(...logits)));
-        if (i + 1 < n) logits = decoder.feed([out[i]], { positions: positions.subarray(prompt.length + i, prompt.length + i + 1) });
-      }
-      decoder.dispose();
-      return out;
-    };
+    const generate = (prompt, n, positions) => generateWith(encoder, prompt, n, positions);
     const misses = {};
     for (const n of EVAL_NS) {
       const torch = page[n];

@@ -16,6 +16,24 @@ export const RADIUS = 3.5; // CSS px
 /** The y axis of a share (accuracy): 0 to 105% (room above 100% for the disks). */
 export const SHARE = Object.freeze({ max: 1.05, ticks: [0, 0.2, 0.4, 0.6, 0.8, 1], format: (v) => `${Math.round(v * 100)}%` });
 
+/** Legend items ({ w: CSS px }) in rows that fit a plot `width` wide, 14 px between items. */
+export function legendRows(items, width) {
+  const rows = [];
+  let row = [];
+  let used = 0;
+  for (const it of items) {
+    if (row.length && used + it.w + 14 > width - 16) {
+      rows.push(row);
+      row = [];
+      used = 0;
+    }
+    row.push(it);
+    used += it.w + 14;
+  }
+  if (row.length) rows.push(row);
+  return rows;
+}
+
 /**
  * ns: the n values (increasing, > 0); series: [{ label, color, values: (number | undefined)[] per n,
  * dash?, markers?, band?: { lo: number[], hi: number[] } per n }];
@@ -33,20 +51,7 @@ export function drawLengthPlot(ctx, t, size, { ns, series, trainMax, y = { ...SH
   // a narrow plot names the bands by their first words (up to the comma)
   if (narrow) bandNote = bandNote.replace(/,.*$/, ': lowest to highest');
   const items = [...series.map((s) => ({ s, w: 30 + ctx.measureText(s.label).width })), ...(banded ? [{ band: true, w: 30 + ctx.measureText(bandNote).width }] : [])];
-  const rows = [];
-  let row = [];
-  let used = 0;
-  const room = width - 16;
-  for (const it of items) {
-    if (row.length && used + it.w + 14 > room) {
-      rows.push(row);
-      row = [];
-      used = 0;
-    }
-    row.push(it);
-    used += it.w + 14;
-  }
-  if (row.length) rows.push(row);
+  const rows = legendRows(items, width);
   const legendH = rows.length * 18 + 4;
   const m = { left: narrow ? 52 : 58, right: 12, top: title ? 30 : 10, bottom: 44 + legendH };
   const plot = {

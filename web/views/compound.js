@@ -12,6 +12,7 @@ import { COLOR_INDEX, MODELS, NAMES, TASK_NAMES } from '../train/models.js';
 import { currentTask } from '../train/client.js';
 import { SEEDS, figures, followManifest, manifestError } from '../train/spread.js';
 import { drawAxes } from '../draw/axes.js';
+import { legendRows } from '../draw/length-plot.js';
 import { PALETTE, PALETTE_DARK } from '../draw/lines.js';
 
 /** A point's radius in CSS px: 2 at n = 8, growing with log2 n to 5 at n = 256. */
@@ -57,19 +58,7 @@ export default {
     // the legend under the plot, wrapped
     ctx.font = `12px ${t.font}`;
     const items = models.map((key) => ({ key, w: 22 + ctx.measureText(NAMES[key]).width }));
-    const rowsOfLegend = [];
-    let line = [];
-    let used = 0;
-    for (const it of items) {
-      if (line.length && used + it.w + 14 > width - 16) {
-        rowsOfLegend.push(line);
-        line = [];
-        used = 0;
-      }
-      line.push(it);
-      used += it.w + 14;
-    }
-    if (line.length) rowsOfLegend.push(line);
+    const rowsOfLegend = legendRows(items, width);
     const legendH = rowsOfLegend.length * 18 + 4;
     const m = { left: narrow ? 52 : 62, right: 16, top: 30, bottom: 46 + legendH };
     // a square plot, centred

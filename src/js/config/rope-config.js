@@ -101,7 +101,7 @@ export function pickLayer(fn, m, o, offIsNull = false) {
   const on = ropeType(fn, m);
   if (m.family.thetaByType) return { type: 'full_attention', rope: true };
   // a rope dict per layer type, in a config whose class does not say which is the default
-  const perType = knownTypes(fn, m, n).filter((t) => ['rope_parameters', 'rope_scaling'].some((k) => isPlainObject(own(fn, m.c, m.where, k)) && perLayerType(fn, own(fn, m.c, m.where, k), `${m.where}.${k}`) && own(fn, own(fn, m.c, m.where, k), `${m.where}.${k}`, t) !== undefined));
+  const perType = ropeDictTypes(fn, m);
   if (on == null && perType.length > 1) {
     throw new RangeError(`posenc.${fn}: this ${quote(m.type ?? 'model')} config has a rotary embedding per layer type (${perType.map((t) => `'${t}'`).join(', ')}): give options.layerType or options.layer`);
   }
@@ -123,7 +123,13 @@ function knownTypes(fn, m, n) {
       if (typeof t === 'string') types.add(t);
     }
   }
-  // a v5 rope_parameters (or rope_scaling) keyed by layer type names the types it has
+  for (const t of ropeDictTypes(fn, m)) types.add(t);
+  return [...types];
+}
+
+/** The layer types a v5 rope_parameters (or rope_scaling) keyed by layer type names; [] for another dict. */
+function ropeDictTypes(fn, m) {
+  const types = new Set();
   for (const key of ['rope_parameters', 'rope_scaling']) {
     const d = own(fn, m.c, m.where, key);
     if (isPlainObject(d) && perLayerType(fn, d, `${m.where}.${key}`)) for (const t of keysOf(fn, d, `${m.where}.${key}`)) types.add(t);
