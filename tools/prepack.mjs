@@ -15,8 +15,14 @@ const under = (dir, test) =>
   readdirSync(join(ROOT, dir), { recursive: true }).map((f) => join(dir, String(f))).filter((f) => test(f) && statSync(join(ROOT, f)).isFile());
 const newest = (paths) => paths.reduce((best, p) => ((mtime(p) ?? 0) > (mtime(best) ?? 0) ? p : best));
 
-// The wasm builds come from the C sources; the JS and types from src/js (with the wasm inline).
+// The wasm builds come from the C sources (posenc.wasm and its baseline from
+// those outside the encoder's); the JS and types from src/js (with the wasm inline).
 const C_SOURCES = [...under('src', (f) => /\.[ch]$/.test(f)), ...under('include', (f) => f.endsWith('.h'))];
+const ENCODER_ONLY = (f) => f.startsWith(join('src', 'encoder')) || f === join('include', 'posenc_encoder.h');
+const sourcesOf = (file) =>
+  /^dist\/posenc(-baseline)?\.wasm$/.test(file) ? C_SOURCES.filter((f) => !ENCODER_ONLY(f))
+  : file.endsWith('.wasm') ? C_SOURCES
+  : [...JS_SOURCES, ...C_SOURCES];
 const JS_SOURCES = [...under('src/js', (f) => /\.(js|d\.ts)$/.test(f)), 'tools/bundle.mjs'];
 
 const refuse = (why) => {
@@ -31,6 +37,6 @@ for (const entry of ['posenc', 'encoder']) {
   if (!readdirSync(join(ROOT, 'dist')).some((f) => f.startsWith(`${entry}-chunk-`) && f.endsWith('.mjs'))) refuse(`dist/${entry}-chunk-*.mjs is missing`);
 }
 for (const file of shipped) {
-  const source = newest(file.endsWith('.wasm') ? C_SOURCES : [...JS_SOURCES, ...C_SOURCES]);
+  const source = newest(sourcesOf(file));
   if (mtime(source) > mtime(file)) refuse(`${file} is older than ${source}`);
 }

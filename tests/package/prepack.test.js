@@ -3,7 +3,7 @@
 // no dist/ (a fresh clone: git does not hold dist/); and a dist/ older than
 // the sources it is built from is refused too.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, utimesSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +35,25 @@ test('with a dist/ older than a source: refused, naming both', () => {
   const r = pack();
   expect(r.status).not.toBe(0);
   expect(r.stderr).toMatch(/posenc prepack: dist\/cli\.mjs is older than src\/js\/rope\.js: run 'make wasm js' first/);
+});
+
+test('posenc.wasm older than an encoder source it is not built from: packed (only the encoder is rebuilt by make)', () => {
+  cpSync(join(ROOT, 'dist'), join(dir, 'dist'), { recursive: true, preserveTimestamps: false });
+  const now = Date.now();
+  const at = (path, ms) => utimesSync(join(dir, path), new Date(ms), new Date(ms));
+  for (const top of ['src', 'include']) {
+    for (const f of readdirSync(join(dir, top), { recursive: true })) at(join(top, String(f)), now - 120_000);
+  }
+  at('src/encoder/nn_math.c', now - 30_000);
+  for (const f of ['dist/posenc.wasm', 'dist/posenc-baseline.wasm']) at(f, now - 60_000);
+  const r = pack();
+  expect(r.stderr).not.toMatch(/posenc prepack/);
+  expect(r.status).toBe(0);
+  // and a source it is built from is still checked
+  at('src/alibi.c', now - 30_000);
+  const stale = pack();
+  expect(stale.status).not.toBe(0);
+  expect(stale.stderr).toMatch(/posenc prepack: dist\/posenc\.wasm is older than src\/alibi\.c/);
 });
 
 test('with dist/ built after the sources: packed, dist/ included', () => {
