@@ -18,7 +18,7 @@ __attribute__((used)) void matvec(int format, float *y, const float *x, size_t r
         if (format == 0)
             nn_linear(y, outs, x, n, rows, (const float *)w, n, outs, n, NULL);
         else
-            nn_linear_half(y, outs, x, n, rows, w, format, outs, n, NULL, tile);
+            nn_linear_half(y, outs, x, n, rows, w, format, outs, n, NULL, tile, 0);
     }
 }
 

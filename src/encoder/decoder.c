@@ -422,7 +422,7 @@ int posenc_decoder_feed(posenc_decoder *d, const int32_t *tokens, const int32_t 
     stack_embed(&s, fed, d->language);
     stack_layers(&s);
     stack_linear(&d->m, d->logits, c->vocab_size, x + (rows - 1) * dm, dm, 1, stack_lm_head(&d->m, d->params),
-                 c->vocab_size, dm, NULL, s.tile);
+                 c->vocab_size, dm, NULL, s.tile, 0);
     if (logits)
         memcpy(logits, d->logits, c->vocab_size * sizeof *logits);
     d->next = (size_t)d->pos[end - 1] + 1;

@@ -206,6 +206,6 @@ int posenc_encoder_logits(float *out, size_t out_len, const posenc_encoder_confi
     encode(&p, &a, hidden);
     size_t d = c->d_model;
     stack_linear(&p.m, out, c->vocab_size, hidden, d, seq, stack_lm_head(&p.m, params), c->vocab_size, d, NULL,
-                 hidden - p.tile);
+                 hidden - p.tile, 0);
     return POSENC_OK;
 }

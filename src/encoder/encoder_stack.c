@@ -206,12 +206,14 @@ size_t stack_tile_len(const model *m)
 }
 
 void stack_linear(const model *m, float *y, size_t ys, const float *x, size_t xs, size_t rows, const float *w,
-                  size_t outs, size_t n, const float *bias, float *tile)
+                  size_t outs, size_t n, const float *bias, float *tile, int add)
 {
-    if (m->c.weight_format == POSENC_WEIGHT_FORMAT_F32)
-        nn_linear(y, ys, x, xs, rows, w, n, outs, n, bias);
+    if (m->c.weight_format != POSENC_WEIGHT_FORMAT_F32)
+        nn_linear_half(y, ys, x, xs, rows, w, m->c.weight_format, outs, n, bias, tile, add);
+    else if (add)
+        nn_linear_add(y, ys, x, xs, rows, w, n, outs, n, bias);
     else
-        nn_linear_half(y, ys, x, xs, rows, w, m->c.weight_format, outs, n, bias, tile);
+        nn_linear(y, ys, x, xs, rows, w, n, outs, n, bias);
 }
 
 int stack_model(model *m, const posenc_encoder_config *config, int index)
@@ -509,7 +511,8 @@ static void norm_heads(float *x, size_t rows, size_t heads, size_t head_dim, con
     nn_rms_norm(x, x, rows * heads, head_dim, gamma, eps);
 }
 
-/* dst [rows][d] = MultiHead(in) W_o^T (+ b_o); w points at the layer's first tensor. */
+/* dst [rows][d] += MultiHead(in) W_o^T (+ b_o), the residual connection (in
+ * may be dst: it is read before dst is written); w points at the layer's first tensor. */
 static void self_attention(const stack *s, const float *in, float *dst, const float *w, size_t layer)
 {
     const model *m = s->m;
@@ -518,9 +521,9 @@ static void self_attention(const stack *s, const float *in, float *dst, const fl
     size_t d = c->d_model, qd = m->q_dim, kvd = m->kv_dim, rows = s->rows, keys = s->first + rows;
     float *k = s->keys + layer * s->layer_stride, *v = k + s->v_offset;
     float *k_new = k + s->first * kvd, *v_new = v + s->first * kvd;
-    stack_linear(m, s->q, qd, in, d, rows, w + at->q_w, qd, d, part(w, at->q_b), s->tile);
-    stack_linear(m, k_new, kvd, in, d, rows, w + at->k_w, kvd, d, part(w, at->k_b), s->tile);
-    stack_linear(m, v_new, kvd, in, d, rows, w + at->v_w, kvd, d, part(w, at->v_b), s->tile);
+    stack_linear(m, s->q, qd, in, d, rows, w + at->q_w, qd, d, part(w, at->q_b), s->tile, 0);
+    stack_linear(m, k_new, kvd, in, d, rows, w + at->k_w, kvd, d, part(w, at->k_b), s->tile, 0);
+    stack_linear(m, v_new, kvd, in, d, rows, w + at->v_w, kvd, d, part(w, at->v_b), s->tile, 0);
     if (c->qk_norm) { /* before RoPE, as Qwen3Attention */
         norm_heads(s->q, rows, c->heads, m->head_dim, w + at->q_norm, c->norm_eps);
         norm_heads(k_new, rows, c->kv_heads, m->head_dim, w + at->k_norm, c->norm_eps);
@@ -539,7 +542,7 @@ static void self_attention(const stack *s, const float *in, float *dst, const fl
     else
         nn_attend(s->ctx, s->q, k, v, qd, kvd, m->group, s->first, rows, c->heads, m->head_dim, s->bias,
                   s->key_mask, s->causal, c->window, probs, s->scores);
-    stack_linear(m, dst, d, s->ctx, qd, rows, w + at->o_w, d, qd, part(w, at->o_b), s->tile);
+    stack_linear(m, dst, d, s->ctx, qd, rows, w + at->o_w, d, qd, part(w, at->o_b), s->tile, 1);
 }
 
 /* out (== x allowed) [rows][d] = the norm of norm_kind with the tensors at g (LAYER: gamma, then beta). */
@@ -552,8 +555,9 @@ static void norm(const model *m, float *out, const float *x, size_t rows, const 
         nn_layer_norm(out, x, rows, d, g, g + d, m->c.norm_eps);
 }
 
-/* out [rows][d] = FF(x) (PLAIN or GATED); hidden: rows * stack_hidden_per_row
- * floats. ff: the block's tensors, each matrix m->ff_mat floats. */
+/* out [rows][d] += FF(x) (PLAIN or GATED), the residual connection (x may be
+ * out: it is read before out is written); hidden: rows *
+ * stack_hidden_per_row floats. ff: the block's tensors, each matrix m->ff_mat floats. */
 static void feed_forward(const stack *s, float *out, const float *x, const float *ff)
 {
     const model *m = s->m;
@@ -561,39 +565,35 @@ static void feed_forward(const stack *s, float *out, const float *x, const float
     size_t d = c->d_model, f = c->d_ff, rows = s->rows, fm = m->ff_mat;
     if (c->mlp == POSENC_MLP_PLAIN) { /* nn_feed_forward's steps: W1 | b1 | W2 | b2 */
         const float *b1 = ff + fm, *w2 = b1 + f, *b2 = w2 + fm;
-        stack_linear(m, s->hidden, f, x, d, rows, ff, f, d, b1, s->tile);
+        stack_linear(m, s->hidden, f, x, d, rows, ff, f, d, b1, s->tile, 0);
         nn_activate(s->hidden, rows * f, c->activation);
-        stack_linear(m, out, d, s->hidden, f, rows, w2, d, f, b2, s->tile);
+        stack_linear(m, out, d, s->hidden, f, rows, w2, d, f, b2, s->tile, 1);
         return;
     }
     /* down(act(gate(x)) * up(x)): gate rows in hidden, up rows after them */
     float *gate = s->hidden, *up = gate + rows * f;
-    stack_linear(m, gate, f, x, d, rows, ff, f, d, NULL, s->tile);
-    stack_linear(m, up, f, x, d, rows, ff + fm, f, d, NULL, s->tile);
+    stack_linear(m, gate, f, x, d, rows, ff, f, d, NULL, s->tile, 0);
+    stack_linear(m, up, f, x, d, rows, ff + fm, f, d, NULL, s->tile, 0);
     nn_activate(gate, rows * f, c->activation);
     for (size_t i = 0; i < rows * f; i++)
         gate[i] *= up[i];
-    stack_linear(m, out, d, gate, f, rows, ff + 2 * fm, d, f, NULL, s->tile);
+    stack_linear(m, out, d, gate, f, rows, ff + 2 * fm, d, f, NULL, s->tile, 1);
 }
 
 static void layer(const stack *s, const float *w, size_t l)
 {
     const model *m = s->m;
-    size_t rows = s->rows, n = rows * m->c.d_model;
+    size_t rows = s->rows;
     const float *norm1 = w + m->at.norm1, *ff = w + m->at.ff, *norm2 = w + m->at.norm2;
     if (m->c.norm == POSENC_NORM_PRE) { /* x + f(LN(x)) */
         norm(m, s->h, s->x, rows, norm1);
-        self_attention(s, s->h, s->h, w, l);
-        add_into(s->x, s->h, n);
+        self_attention(s, s->h, s->x, w, l);
         norm(m, s->h, s->x, rows, norm2);
-        feed_forward(s, s->ctx, s->h, ff);
-        add_into(s->x, s->ctx, n);
+        feed_forward(s, s->x, s->h, ff);
     } else { /* LN(x + f(x)) */
-        self_attention(s, s->x, s->h, w, l);
-        add_into(s->x, s->h, n);
+        self_attention(s, s->x, s->x, w, l);
         norm(m, s->x, s->x, rows, norm1);
-        feed_forward(s, s->ctx, s->x, ff);
-        add_into(s->x, s->ctx, n);
+        feed_forward(s, s->x, s->x, ff);
         norm(m, s->x, s->x, rows, norm2);
     }
 }

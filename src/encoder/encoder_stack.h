@@ -46,10 +46,11 @@ size_t stack_ctx_per_row(const model *m);
  * weights into (nn_linear_half): 4 max(d, q_dim, d_ff), or 0 with F32 weights. */
 size_t stack_tile_len(const model *m);
 
-/* y [rows][outs] (rows ys apart) = x W^T (+ bias), W [outs][n] the matrix at
- * w in the model's weight_format (tile: stack_tile_len floats). */
+/* y [rows][outs] (rows ys apart) = x W^T (+ bias), or with add 1, y += x W^T
+ * (+ bias) (nn_linear_add); W [outs][n] the matrix at w in the model's
+ * weight_format (tile: stack_tile_len floats). */
 void stack_linear(const model *m, float *y, size_t ys, const float *x, size_t xs, size_t rows, const float *w,
-                  size_t outs, size_t n, const float *bias, float *tile);
+                  size_t outs, size_t n, const float *bias, float *tile, int add);
 
 /* Checks config (every rule of posenc_encoder_config; the call's argument
  * `index`) and fills *m. */

@@ -48,6 +48,7 @@ static float score_row(float *row, size_t n, float scale, const float *b, const 
 
 void nn_attend_head(const nn_head *a)
 {
+    double sums[NN_ATTEND_ROWS];
     for (size_t r0 = 0, nr; r0 < a->rows; r0 += nr) {
         nr = a->rows - r0;
         if (nr > NN_ATTEND_ROWS)
@@ -68,7 +69,12 @@ void nn_attend_head(const nn_head *a)
             for (size_t j = 0; j < lo; j++)
                 row[j] = -INFINITY;
             float m = score_row(row + lo, n - lo, a->scale, b ? b + lo : NULL, a->key_mask ? a->key_mask + lo : NULL);
-            nn_softmax_row_max(row, n, m);
+            sums[r] = nn_softmax_exp(row, n, m);
+        }
+        for (size_t r = 0; r < nr; r++) { /* the block's rows, then their scales: the rows' chains overlap */
+            size_t i = a->first + r0 + r, n = a->causal && i + 1 < a->keys ? i + 1 : a->keys;
+            float *row = p + r * ps;
+            nn_softmax_scale(row, n, sums[r]);
             /* p v reads the block's span; the probabilities run to keys */
             for (size_t j = n, end = a->probs ? a->keys : span; j < end; j++)
                 row[j] = 0.0f;

@@ -38,13 +38,19 @@ static float dot(const float *x, const float *w, size_t n)
     return s;
 }
 
+/* *y = v, or *y + v when adding into y: the sum rounded first, as a separate add would. */
+static inline ALWAYS_INLINE void put(float *y, float v, int add)
+{
+    *y = add ? *y + v : v;
+}
+
 /*
  * Two rows by four outputs: each x and w load feeds four, resp. two, products.
  * The eight lane sums are reduced four at a time (f32x4_sum4: the order of
  * f32x4_sum), the tail i >= n4 added after in order, then the bias.
  */
 static inline ALWAYS_INLINE void block_2x4(float *y0, float *y1, const float *x0, const float *x1, const float *w,
-                                           size_t wstride, size_t n, const float *bias)
+                                           size_t wstride, size_t n, const float *bias, int add)
 {
     size_t n4 = n & ~(size_t)3;
     const float *w0 = w, *w1 = w + wstride, *w2 = w + 2 * wstride, *w3 = w + 3 * wstride;
@@ -71,6 +77,8 @@ static inline ALWAYS_INLINE void block_2x4(float *y0, float *y1, const float *x0
             f32x4 b = f32x4_load(bias);
             s0 = f32x4_add(s0, b), s1 = f32x4_add(s1, b);
         }
+        if (add)
+            s0 = f32x4_add(f32x4_load(y0), s0), s1 = f32x4_add(f32x4_load(y1), s1);
         f32x4_store(y1, s1);
         f32x4_store(y0, s0);
         return;
@@ -87,8 +95,8 @@ static inline ALWAYS_INLINE void block_2x4(float *y0, float *y1, const float *x0
         }
         if (bias)
             t0[o] += bias[o], t1[o] += bias[o];
-        y1[o] = t1[o];
-        y0[o] = t0[o];
+        put(y1 + o, t1[o], add);
+        put(y0 + o, t0[o], add);
     }
 }
 
@@ -101,7 +109,7 @@ static inline ALWAYS_INLINE void block_2x4(float *y0, float *y1, const float *x0
  * paired with itself, 1x4 about 1.4x faster (bench/kernels.mjs, on each).
  */
 static inline ALWAYS_INLINE void block_1x4(float *y, const float *x, const float *w, size_t wstride, size_t n,
-                                           const float *bias)
+                                           const float *bias, int add)
 {
     size_t n4 = n & ~(size_t)3;
     const float *w0 = w, *w1 = w + wstride, *w2 = w + 2 * wstride, *w3 = w + 3 * wstride;
@@ -117,7 +125,7 @@ static inline ALWAYS_INLINE void block_1x4(float *y, const float *x, const float
     if (n4 == n) {
         if (bias)
             s0 = f32x4_add(s0, f32x4_load(bias));
-        f32x4_store(y, s0);
+        f32x4_store(y, add ? f32x4_add(f32x4_load(y), s0) : s0);
         return;
     }
     float t[4];
@@ -127,25 +135,26 @@ static inline ALWAYS_INLINE void block_1x4(float *y, const float *x, const float
         SCALAR_LOOP
         for (size_t i = n4; i < n; i++)
             t[o] += x[i] * wo[i];
-        y[o] = bias ? t[o] + bias[o] : t[o];
+        put(y + o, bias ? t[o] + bias[o] : t[o], add);
     }
 }
 
 /* One row: four outputs at a time, then one by one. */
 static void linear_row(float *y, const float *x, const float *w, size_t wstride, size_t outs, size_t n,
-                       const float *bias)
+                       const float *bias, int add)
 {
     size_t o = 0;
     for (; o + 4 <= outs; o += 4)
-        block_1x4(y + o, x, w + o * wstride, wstride, n, bias ? bias + o : NULL);
+        block_1x4(y + o, x, w + o * wstride, wstride, n, bias ? bias + o : NULL, add);
     for (; o < outs; o++) {
         float t = dot(x, w + o * wstride, n);
-        y[o] = bias ? t + bias[o] : t;
+        put(y + o, bias ? t + bias[o] : t, add);
     }
 }
 
-void nn_linear(float *y, size_t ys, const float *x, size_t xs, size_t rows, const float *w,
-               size_t wstride, size_t outs, size_t n, const float *bias)
+/* nn_linear (add 0) and nn_linear_add (add 1). */
+static void linear(float *y, size_t ys, const float *x, size_t xs, size_t rows, const float *w, size_t wstride,
+                   size_t outs, size_t n, const float *bias, int add)
 {
     size_t outs4 = outs & ~(size_t)3, r;
     /* rows in pairs; an odd last row alone */
@@ -153,17 +162,29 @@ void nn_linear(float *y, size_t ys, const float *x, size_t xs, size_t rows, cons
         const float *x0 = x + r * xs, *x1 = x0 + xs;
         float *y0 = y + r * ys, *y1 = y0 + ys;
         for (size_t o = 0; o < outs4; o += 4)
-            block_2x4(y0 + o, y1 + o, x0, x1, w + o * wstride, wstride, n, bias ? bias + o : NULL);
+            block_2x4(y0 + o, y1 + o, x0, x1, w + o * wstride, wstride, n, bias ? bias + o : NULL, add);
         for (size_t o = outs4; o < outs; o++) {
             float t0 = dot(x0, w + o * wstride, n), t1 = dot(x1, w + o * wstride, n);
             if (bias)
                 t0 += bias[o], t1 += bias[o];
-            y1[o] = t1;
-            y0[o] = t0;
+            put(y1 + o, t1, add);
+            put(y0 + o, t0, add);
         }
     }
     if (r < rows)
-        linear_row(y + r * ys, x + r * xs, w, wstride, outs, n, bias);
+        linear_row(y + r * ys, x + r * xs, w, wstride, outs, n, bias, add);
+}
+
+void nn_linear(float *y, size_t ys, const float *x, size_t xs, size_t rows, const float *w,
+               size_t wstride, size_t outs, size_t n, const float *bias)
+{
+    linear(y, ys, x, xs, rows, w, wstride, outs, n, bias, 0);
+}
+
+void nn_linear_add(float *y, size_t ys, const float *x, size_t xs, size_t rows, const float *w,
+                   size_t wstride, size_t outs, size_t n, const float *bias)
+{
+    linear(y, ys, x, xs, rows, w, wstride, outs, n, bias, 1);
 }
 
 /* ------------------------------------------------------------ 16-bit weights */
@@ -209,7 +230,7 @@ static inline ALWAYS_INLINE float dot_half(const float *x, const unsigned char *
  * a few lane operations per four weights: bench/half-weights.mjs).
  */
 static inline ALWAYS_INLINE void block_1x4_half(float *y, const float *x, const unsigned char *w, size_t n,
-                                                const float *bias, int bf16)
+                                                const float *bias, int bf16, int add)
 {
     size_t n4 = n & ~(size_t)3, n8 = n & ~(size_t)7, i;
     const unsigned char *w0 = w, *w1 = w + 2 * n, *w2 = w + 4 * n, *w3 = w + 6 * n;
@@ -236,7 +257,7 @@ static inline ALWAYS_INLINE void block_1x4_half(float *y, const float *x, const 
     if (n4 == n) {
         if (bias)
             s0 = f32x4_add(s0, f32x4_load(bias));
-        f32x4_store(y, s0);
+        f32x4_store(y, add ? f32x4_add(f32x4_load(y), s0) : s0);
         return;
     }
     float t[4];
@@ -246,32 +267,34 @@ static inline ALWAYS_INLINE void block_1x4_half(float *y, const float *x, const 
         SCALAR_LOOP
         for (size_t k = n4; k < n; k++)
             t[o] += x[k] * half_value(wo, k, bf16);
-        y[o] = bias ? t[o] + bias[o] : t[o];
+        put(y + o, bias ? t[o] + bias[o] : t[o], add);
     }
 }
 
 /* One row against the halves: four outputs at a time, then one by one (linear_row's order). */
 static inline ALWAYS_INLINE void linear_row_half(float *y, const float *x, const unsigned char *w, size_t outs,
-                                                 size_t n, const float *bias, int bf16)
+                                                 size_t n, const float *bias, int bf16, int add)
 {
     size_t o = 0;
     for (; o + 4 <= outs; o += 4)
-        block_1x4_half(y + o, x, w + 2 * o * n, n, bias ? bias + o : NULL, bf16);
+        block_1x4_half(y + o, x, w + 2 * o * n, n, bias ? bias + o : NULL, bf16, add);
     for (; o < outs; o++) {
         float t = dot_half(x, w + 2 * o * n, n, bf16);
-        y[o] = bias ? t + bias[o] : t;
+        put(y + o, bias ? t + bias[o] : t, add);
     }
 }
 
 /* The two formats apart, each with its loads inlined. */
-static void linear_row_f16(float *y, const float *x, const unsigned char *w, size_t outs, size_t n, const float *bias)
+static void linear_row_f16(float *y, const float *x, const unsigned char *w, size_t outs, size_t n, const float *bias,
+                           int add)
 {
-    linear_row_half(y, x, w, outs, n, bias, 0);
+    linear_row_half(y, x, w, outs, n, bias, 0, add);
 }
 
-static void linear_row_bf16(float *y, const float *x, const unsigned char *w, size_t outs, size_t n, const float *bias)
+static void linear_row_bf16(float *y, const float *x, const unsigned char *w, size_t outs, size_t n, const float *bias,
+                            int add)
 {
-    linear_row_half(y, x, w, outs, n, bias, 1);
+    linear_row_half(y, x, w, outs, n, bias, 1, add);
 }
 
 void nn_widen(float *out, const void *w, int format, size_t n)
@@ -291,14 +314,14 @@ void nn_widen(float *out, const void *w, int format, size_t n)
 }
 
 void nn_linear_half(float *y, size_t ys, const float *x, size_t xs, size_t rows, const void *w, int format,
-                    size_t outs, size_t n, const float *bias, float *tile)
+                    size_t outs, size_t n, const float *bias, float *tile, int add)
 {
     const unsigned char *p = w;
     if (rows == 1) {
         if (format == POSENC_WEIGHT_FORMAT_BF16)
-            linear_row_bf16(y, x, p, outs, n, bias);
+            linear_row_bf16(y, x, p, outs, n, bias, add);
         else
-            linear_row_f16(y, x, p, outs, n, bias);
+            linear_row_f16(y, x, p, outs, n, bias, add);
         return;
     }
     /* every output of nn_linear sums in one order whatever its blocking: four
@@ -306,7 +329,7 @@ void nn_linear_half(float *y, size_t ys, const float *x, size_t xs, size_t rows,
     for (size_t o = 0; rows && o < outs; o += 4) {
         size_t k = outs - o < 4 ? outs - o : 4;
         nn_widen(tile, p + 2 * o * n, format, k * n);
-        nn_linear(y + o, ys, x, xs, rows, tile, n, k, n, bias ? bias + o : NULL);
+        linear(y + o, ys, x, xs, rows, tile, n, k, n, bias ? bias + o : NULL, add);
     }
 }
 

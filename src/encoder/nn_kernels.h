@@ -15,14 +15,23 @@ void nn_linear(float *y, size_t ys, const float *x, size_t xs, size_t rows, cons
                size_t wstride, size_t outs, size_t n, const float *bias);
 
 /*
+ * nn_linear added into y: y[r * ys + o] += dot (+ bias[o]), the product (and
+ * its bias) rounded before the add, so the same bits as nn_linear into a
+ * scratch row and a separate add: a residual connection without the pass.
+ */
+void nn_linear_add(float *y, size_t ys, const float *x, size_t xs, size_t rows, const float *w,
+                   size_t wstride, size_t outs, size_t n, const float *bias);
+
+/*
  * nn_linear with W [outs][n] held as 16-bit halves (format: a
  * posenc_weight_format, F16 or BF16; row o starts at half o * n): the same
  * outputs, bit for bit, as nn_linear on the halves widened to float32. One
  * row: each weight widened in registers as it is read; more rows: four rows
  * of W at a time widened into tile (4 n floats), which every row then reads.
+ * add: 0 writes y, as nn_linear; 1 adds into it, as nn_linear_add.
  */
 void nn_linear_half(float *y, size_t ys, const float *x, size_t xs, size_t rows, const void *w, int format,
-                    size_t outs, size_t n, const float *bias, float *tile);
+                    size_t outs, size_t n, const float *bias, float *tile, int add);
 
 /* out[i] = half i at w widened to float32 (format F16 or BF16), i < n. */
 void nn_widen(float *out, const void *w, int format, size_t n);

@@ -35,21 +35,6 @@ float nn_row_max(const float *x, size_t n)
     return m;
 }
 
-/* x[j] = exp(x[j] - m), j < n4 (a multiple of 4), each lane's values added to
- * lanes[0] (lanes 0, 1) and lanes[1] (lanes 2, 3) in double. Not inlined:
- * the row and its tail share one copy of the exp. */
-__attribute__((noinline)) static void exp_sum(float *x, size_t n4, f32x4 m, f64x2 lanes[2])
-{
-    f64x2 s01 = lanes[0], s23 = lanes[1];
-    for (size_t j = 0; j < n4; j += 4) {
-        f32x4 e = nn_exp4(f32x4_sub(f32x4_load(x + j), m));
-        f32x4_store(x + j, e);
-        s01 = f64x2_add(s01, f64x2_from_f32x4_low(e));
-        s23 = f64x2_add(s23, f64x2_from_f32x4_high(e));
-    }
-    lanes[0] = s01, lanes[1] = s23;
-}
-
 void nn_softmax_row(float *x, size_t n)
 {
     nn_softmax_row_max(x, n, nn_row_max(x, n));
@@ -57,28 +42,51 @@ void nn_softmax_row(float *x, size_t n)
 
 void nn_softmax_row_max(float *x, size_t n, float m)
 {
+    nn_softmax_scale(x, n, nn_softmax_exp(x, n, m));
+}
+
+/* nn_softmax_exp and nn_softmax_scale are not inlined: one copy of each in
+ * the wasm (and one of the exp: the tail runs in the loop for that reason). */
+__attribute__((noinline)) double nn_softmax_exp(float *x, size_t n, float m)
+{
     size_t n4 = n & ~(size_t)3, j;
     if (m == -INFINITY) { /* every key masked: no attention rather than 0/0 */
         for (j = 0; j < n; j++)
             x[j] = 0.0f;
-        return;
+        return 0.0;
     }
     /* exp(x - max) <= 1: the encoder article's exp(x) / sum exp(x) overflows to inf / inf */
     f32x4 mv = f32x4_splat(m);
-    f64x2 lanes[2] = { f64x2_splat(0.0), f64x2_splat(0.0) };
-    exp_sum(x, n4, mv, lanes);
-    double sum = f64x2_sum(lanes[0]) + f64x2_sum(lanes[1]);
-    if (n4 < n) { /* the same code on a padded copy: exp(-inf) = 0 fills it */
-        float tail[4] = { -INFINITY, -INFINITY, -INFINITY, -INFINITY };
-        for (j = n4; j < n; j++)
-            tail[j - n4] = x[j];
-        exp_sum(tail, 4, mv, lanes);
-        for (j = n4; j < n; j++) {
-            x[j] = tail[j - n4];
-            sum += x[j];
+    f64x2 s01 = f64x2_splat(0.0), s23 = s01; /* the lane sums: lanes 0, 1 and 2, 3 */
+    float tail[4];
+    for (j = 0; j < n; j += 4) {
+        size_t left = n - j; /* the last four or fewer: padded with -inf (exp 0) in registers */
+        f32x4 v = left >= 4 ? f32x4_load(x + j)
+                            : f32x4_make(x[j], left > 1 ? x[j + 1] : -INFINITY, left > 2 ? x[j + 2] : -INFINITY,
+                                         -INFINITY);
+        f32x4 e = nn_exp4(f32x4_sub(v, mv));
+        if (left < 4) {
+            f32x4_store(tail, e);
+            break;
         }
+        f32x4_store(x + j, e);
+        s01 = f64x2_add(s01, f64x2_from_f32x4_low(e));
+        s23 = f64x2_add(s23, f64x2_from_f32x4_high(e));
     }
-    f64x2 inv = f64x2_splat(1.0 / sum); /* sum >= 1: the maximum contributes exp(0) */
+    double sum = f64x2_sum(s01) + f64x2_sum(s23);
+    for (j = n4; j < n; j++) { /* the tail added in order */
+        x[j] = tail[j - n4];
+        sum += x[j];
+    }
+    return sum; /* >= 1: the maximum contributes exp(0) */
+}
+
+__attribute__((noinline)) void nn_softmax_scale(float *x, size_t n, double sum)
+{
+    size_t n4 = n & ~(size_t)3, j;
+    if (sum == 0.0) /* a masked row, zeroed by nn_softmax_exp */
+        return;
+    f64x2 inv = f64x2_splat(1.0 / sum);
     for (j = 0; j < n4; j += 4) {
         f32x4 e = f32x4_load(x + j);
         f32x4_store(x + j, f32x4_from_f64x2(f64x2_mul(f64x2_from_f32x4_low(e), inv),
@@ -94,7 +102,15 @@ static f32x4 relu4(f32x4 x)
     return f32x4_select(f32x4_gt(x, f32x4_splat(0.0f)), x, f32x4_splat(0.0f));
 }
 
-/* x Phi(x), Phi by Q(a) = erfc(a / sqrt 2) / 2 = t exp(-a^2 / 2) P(t), t = 1 / (1 + 0.3 a) */
+/* c0 + c1 t, one step of Estrin's scheme */
+static f32x4 pair(float c0, float c1, f32x4 t)
+{
+    return f32x4_add(f32x4_mul(f32x4_splat(c1), t), f32x4_splat(c0));
+}
+
+/* x Phi(x), Phi by Q(a) = erfc(a / sqrt 2) / 2 = t exp(-a^2 / 2) P(t), t = 1 / (1 + 0.3 a).
+ * P by Estrin's scheme (pairs, then powers t^2, t^4 of t): its chain of
+ * dependent operations is half Horner's, and this loop is bound by that chain. */
 static f32x4 gelu4(f32x4 x)
 {
     static const float P[10] = { 0x1.ea3d56p-4f,  0x1.e9b5p-4f,    0x1.c408e6p-4f,  0x1.3e9fbp-4f,
@@ -102,9 +118,10 @@ static f32x4 gelu4(f32x4 x)
                                  0x1.d21d04p-4f,  -0x1.560abcp-6f };
     f32x4 a = f32x4_abs(x), one = f32x4_splat(1.0f);
     f32x4 t = f32x4_div(one, f32x4_add(one, f32x4_mul(f32x4_splat(0.3f), a)));
-    f32x4 p = f32x4_splat(P[9]);
-    for (int i = 8; i >= 0; i--)
-        p = f32x4_add(f32x4_mul(p, t), f32x4_splat(P[i]));
+    f32x4 t2 = f32x4_mul(t, t), t4 = f32x4_mul(t2, t2);
+    f32x4 p03 = f32x4_add(f32x4_mul(pair(P[2], P[3], t), t2), pair(P[0], P[1], t));
+    f32x4 p47 = f32x4_add(f32x4_mul(pair(P[6], P[7], t), t2), pair(P[4], P[5], t));
+    f32x4 p = f32x4_add(f32x4_mul(f32x4_add(f32x4_mul(pair(P[8], P[9], t), t4), p47), t4), p03);
     f32x4 e = nn_exp4(f32x4_sub(f32x4_splat(0.0f), f32x4_mul(f32x4_mul(a, a), f32x4_splat(0.5f))));
     f32x4 q = f32x4_mul(f32x4_mul(t, p), e);
     f32x4 phi = f32x4_select(f32x4_lt(x, f32x4_splat(0.0f)), q, f32x4_sub(one, q));

@@ -57,6 +57,15 @@ void nn_softmax_row(float *x, size_t n);
  * caller that has just written the row and kept its maximum. */
 void nn_softmax_row_max(float *x, size_t n, float m);
 
+/* nn_softmax_row_max in its two halves, for a caller with several rows in
+ * hand (attention's block of queries): each row's chain of exp, sum,
+ * reciprocal and scale is long, and running the halves row after row lets
+ * the rows' chains overlap. nn_softmax_exp writes e_j over x and returns
+ * their sum (0 for a row of only -INFINITY, which it zeroes);
+ * nn_softmax_scale then divides the row by that sum (none when it is 0). */
+double nn_softmax_exp(float *x, size_t n, float m);
+void nn_softmax_scale(float *x, size_t n, double sum);
+
 /* The largest entry of x (NaN skipped; -INFINITY for none): lanes, then in order. */
 float nn_row_max(const float *x, size_t n);
 

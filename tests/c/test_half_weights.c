@@ -101,11 +101,19 @@ static void test_linear_half(void)
             for (int biased = 0; biased <= 1; biased++) {
                 nn_linear(want, MAXO, x, MAXN, rows, wide, n, outs, n, biased ? b : NULL);
                 memset(got, 0, sizeof got);
-                nn_linear_half(got, MAXO, x, MAXN, rows, w, format, outs, n, biased ? b : NULL, tile);
+                nn_linear_half(got, MAXO, x, MAXN, rows, w, format, outs, n, biased ? b : NULL, tile, 0);
                 int same = 1;
                 for (size_t r = 0; r < rows; r++)
                     same &= memcmp(want + r * MAXO, got + r * MAXO, outs * sizeof *got) == 0;
                 CHECKF(same, "nn_linear_half %s %zu x %zu x %zu, bias %d: differs from nn_linear on the widened weights",
+                       format == 1 ? "F16" : "BF16", rows, outs, n, biased);
+                /* add 1: y + the same product, as nn_linear_add */
+                for (size_t i = 0; i < COUNT(got); i++)
+                    got[i] = want[i] = (float)((double)next_bits() / 8388608.0 - 1.0);
+                nn_linear_add(want, MAXO, x, MAXN, rows, wide, n, outs, n, biased ? b : NULL);
+                nn_linear_half(got, MAXO, x, MAXN, rows, w, format, outs, n, biased ? b : NULL, tile, 1);
+                CHECKF(memcmp(want, got, sizeof got) == 0,
+                       "nn_linear_half %s %zu x %zu x %zu, bias %d, add: differs from nn_linear_add on the widened weights",
                        format == 1 ? "F16" : "BF16", rows, outs, n, biased);
             }
         }

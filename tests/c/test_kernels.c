@@ -229,6 +229,20 @@ static void test_products(void)
                     same &= memcmp(&want, &y[r * MAXO + o], sizeof want) == 0;
                 }
             CHECKF(same, "nn_linear %zu x %zu x %zu, bias %d: not the documented order", rows, outs, n, biased);
+            /* nn_linear_add: y + (the same product), rounded as two separate steps */
+            float start[MAXR * MAXO];
+            for (size_t i = 0; i < COUNT(start); i++)
+                start[i] = uniform(4.0f);
+            memcpy(m, start, sizeof start);
+            nn_linear_add(m, MAXO, x, MAXN, rows, w, MAXN, outs, n, biased ? b : NULL);
+            same = 1;
+            for (size_t r = 0; r < rows; r++)
+                for (size_t o = 0; o < MAXO; o++) {
+                    size_t at = r * MAXO + o;
+                    float want = o < outs ? start[at] + y[at] : start[at]; /* outputs past outs untouched */
+                    same &= memcmp(&want, &m[at], sizeof want) == 0;
+                }
+            CHECKF(same, "nn_linear_add %zu x %zu x %zu, bias %d: not y + nn_linear", rows, outs, n, biased);
         }
         /* nn_mix: y[i][c] = sum_j a[i][j] b[j][c] in j order, b = w read as [n][outs] */
         nn_mix(m, MAXO, a, MAXN, rows, w, MAXO, n, outs);
