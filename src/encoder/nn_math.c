@@ -58,7 +58,7 @@ __attribute__((noinline)) double nn_softmax_exp(float *x, size_t n, float m)
     /* exp(x - max) <= 1: the encoder article's exp(x) / sum exp(x) overflows to inf / inf */
     f32x4 mv = f32x4_splat(m);
     f64x2 s01 = f64x2_splat(0.0), s23 = s01; /* the lane sums: lanes 0, 1 and 2, 3 */
-    float tail[4];
+    float tail[4] = { 0.0f, 0.0f, 0.0f, 0.0f }; /* the last step writes it when n is not a multiple of 4 */
     for (j = 0; j < n; j += 4) {
         size_t left = n - j; /* the last four or fewer: padded with -inf (exp 0) in registers */
         f32x4 v = left >= 4 ? f32x4_load(x + j)

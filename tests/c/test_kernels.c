@@ -230,7 +230,7 @@ static void test_products(void)
                 }
             CHECKF(same, "nn_linear %zu x %zu x %zu, bias %d: not the documented order", rows, outs, n, biased);
             /* nn_linear_add: y + (the same product), rounded as two separate steps */
-            float start[MAXR * MAXO];
+            float start[MAXR * MAXO] = { 0 };
             for (size_t i = 0; i < COUNT(start); i++)
                 start[i] = uniform(4.0f);
             memcpy(m, start, sizeof start);
