@@ -46,6 +46,12 @@ static float score_row(float *row, size_t n, float scale, const float *b, const 
     return m;
 }
 
+/* The keys the query at position i reads: j <= i when causal, else all. */
+static size_t keys_read(const nn_head *a, size_t i)
+{
+    return a->causal && i + 1 < a->keys ? i + 1 : a->keys;
+}
+
 void nn_attend_head(const nn_head *a)
 {
     double sums[NN_ATTEND_ROWS];
@@ -54,13 +60,12 @@ void nn_attend_head(const nn_head *a)
         if (nr > NN_ATTEND_ROWS)
             nr = NN_ATTEND_ROWS;
         size_t last = a->first + r0 + nr - 1; /* the block's last query position */
-        size_t span = a->causal && last + 1 < a->keys ? last + 1 : a->keys; /* the keys the block reads */
+        size_t span = keys_read(a, last); /* the keys the block reads */
         float *p = a->probs ? a->probs + r0 * a->probs_stride : a->scratch;
         size_t ps = a->probs ? a->probs_stride : a->keys;
         nn_linear(p, ps, a->q + r0 * a->q_stride, a->q_stride, nr, a->k, a->kv_stride, span, a->head_dim, NULL);
         for (size_t r = 0; r < nr; r++) {
-            size_t i = a->first + r0 + r;
-            size_t n = a->causal && i + 1 < a->keys ? i + 1 : a->keys; /* the keys query i reads */
+            size_t i = a->first + r0 + r, n = keys_read(a, i);
             float *row = p + r * ps;
             const float *b = a->bias ? a->bias + (ptrdiff_t)i * a->bias_step : NULL;
             /* a window: the keys before it masked, the rest scored as they are */
@@ -72,7 +77,7 @@ void nn_attend_head(const nn_head *a)
             sums[r] = nn_softmax_exp(row, n, m);
         }
         for (size_t r = 0; r < nr; r++) { /* the block's rows, then their scales: the rows' chains overlap */
-            size_t i = a->first + r0 + r, n = a->causal && i + 1 < a->keys ? i + 1 : a->keys;
+            size_t n = keys_read(a, a->first + r0 + r);
             float *row = p + r * ps;
             nn_softmax_scale(row, n, sums[r]);
             /* p v reads the block's span; the probabilities run to keys */

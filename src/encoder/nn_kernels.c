@@ -38,9 +38,22 @@ static float dot(const float *x, const float *w, size_t n)
     return s;
 }
 
-/* *y = v, or *y + v when adding into y: the sum rounded first, as a separate add would. */
-static inline ALWAYS_INLINE void put(float *y, float v, int add)
+/*
+ * Every kernel's last step, for four outputs and for one: the sum, plus its
+ * bias (NULL: none), written to y, or added to y (add): each step rounded, as
+ * separate passes for the bias and the residual would round them.
+ */
+static inline ALWAYS_INLINE void put4(float *y, f32x4 s, const float *bias, int add)
 {
+    if (bias)
+        s = f32x4_add(s, f32x4_load(bias));
+    f32x4_store(y, add ? f32x4_add(f32x4_load(y), s) : s);
+}
+
+static inline ALWAYS_INLINE void put(float *y, float v, const float *bias, int add)
+{
+    if (bias)
+        v += *bias;
     *y = add ? *y + v : v;
 }
 
@@ -72,15 +85,13 @@ static inline ALWAYS_INLINE void block_2x4(float *y0, float *y1, const float *x0
         a13 = f32x4_add(a13, f32x4_mul(v, k));
     }
     f32x4 s0 = f32x4_sum4(a00, a01, a02, a03), s1 = f32x4_sum4(a10, a11, a12, a13);
-    if (n4 == n) {
+    if (n4 == n) { /* put4's steps, the bias loaded once for both rows */
         if (bias) {
             f32x4 b = f32x4_load(bias);
             s0 = f32x4_add(s0, b), s1 = f32x4_add(s1, b);
         }
-        if (add)
-            s0 = f32x4_add(f32x4_load(y0), s0), s1 = f32x4_add(f32x4_load(y1), s1);
-        f32x4_store(y1, s1);
-        f32x4_store(y0, s0);
+        put4(y1, s1, NULL, add);
+        put4(y0, s0, NULL, add);
         return;
     }
     float t0[4], t1[4];
@@ -93,10 +104,8 @@ static inline ALWAYS_INLINE void block_2x4(float *y0, float *y1, const float *x0
             t0[o] += x0[i] * wo[i];
             t1[o] += x1[i] * wo[i];
         }
-        if (bias)
-            t0[o] += bias[o], t1[o] += bias[o];
-        put(y1 + o, t1[o], add);
-        put(y0 + o, t0[o], add);
+        put(y1 + o, t1[o], bias ? bias + o : NULL, add);
+        put(y0 + o, t0[o], bias ? bias + o : NULL, add);
     }
 }
 
@@ -123,9 +132,7 @@ static inline ALWAYS_INLINE void block_1x4(float *y, const float *x, const float
     }
     f32x4 s0 = f32x4_sum4(a0, a1, a2, a3);
     if (n4 == n) {
-        if (bias)
-            s0 = f32x4_add(s0, f32x4_load(bias));
-        f32x4_store(y, add ? f32x4_add(f32x4_load(y), s0) : s0);
+        put4(y, s0, bias, add);
         return;
     }
     float t[4];
@@ -135,7 +142,7 @@ static inline ALWAYS_INLINE void block_1x4(float *y, const float *x, const float
         SCALAR_LOOP
         for (size_t i = n4; i < n; i++)
             t[o] += x[i] * wo[i];
-        put(y + o, bias ? t[o] + bias[o] : t[o], add);
+        put(y + o, t[o], bias ? bias + o : NULL, add);
     }
 }
 
@@ -148,7 +155,7 @@ static void linear_row(float *y, const float *x, const float *w, size_t wstride,
         block_1x4(y + o, x, w + o * wstride, wstride, n, bias ? bias + o : NULL, add);
     for (; o < outs; o++) {
         float t = dot(x, w + o * wstride, n);
-        put(y + o, bias ? t + bias[o] : t, add);
+        put(y + o, t, bias ? bias + o : NULL, add);
     }
 }
 
@@ -165,10 +172,8 @@ static void linear(float *y, size_t ys, const float *x, size_t xs, size_t rows, 
             block_2x4(y0 + o, y1 + o, x0, x1, w + o * wstride, wstride, n, bias ? bias + o : NULL, add);
         for (size_t o = outs4; o < outs; o++) {
             float t0 = dot(x0, w + o * wstride, n), t1 = dot(x1, w + o * wstride, n);
-            if (bias)
-                t0 += bias[o], t1 += bias[o];
-            put(y1 + o, t1, add);
-            put(y0 + o, t0, add);
+            put(y1 + o, t1, bias ? bias + o : NULL, add);
+            put(y0 + o, t0, bias ? bias + o : NULL, add);
         }
     }
     if (r < rows)
@@ -255,9 +260,7 @@ static inline ALWAYS_INLINE void block_1x4_half(float *y, const float *x, const 
     }
     f32x4 s0 = f32x4_sum4(a0, a1, a2, a3);
     if (n4 == n) {
-        if (bias)
-            s0 = f32x4_add(s0, f32x4_load(bias));
-        f32x4_store(y, add ? f32x4_add(f32x4_load(y), s0) : s0);
+        put4(y, s0, bias, add);
         return;
     }
     float t[4];
@@ -267,7 +270,7 @@ static inline ALWAYS_INLINE void block_1x4_half(float *y, const float *x, const 
         SCALAR_LOOP
         for (size_t k = n4; k < n; k++)
             t[o] += x[k] * half_value(wo, k, bf16);
-        put(y + o, bias ? t[o] + bias[o] : t[o], add);
+        put(y + o, t[o], bias ? bias + o : NULL, add);
     }
 }
 
@@ -280,7 +283,7 @@ static inline ALWAYS_INLINE void linear_row_half(float *y, const float *x, const
         block_1x4_half(y + o, x, w + 2 * o * n, n, bias ? bias + o : NULL, bf16, add);
     for (; o < outs; o++) {
         float t = dot_half(x, w + 2 * o * n, n, bf16);
-        put(y + o, bias ? t + bias[o] : t, add);
+        put(y + o, t, bias ? bias + o : NULL, add);
     }
 }
 

@@ -5,11 +5,33 @@
 // manifest is fetched once; each view that follows it is redrawn when it
 // arrives and when the section's task changes (train/client.js).
 import { EVAL_NS } from '../models/tasks.js';
-import { MODELS, loadSpread } from './models.js';
+import { MODELS, TASK_NAMES, loadSpread } from './models.js';
 import { currentTask, evaluator } from './client.js';
 
 /** The seed settings of the views: the mean over seeds 1-3, or one seed. */
 export const SEEDS = Object.freeze(['mean', '1', '2', '3']);
+
+/** A seed setting in a title: 'mean of seeds 1–3' or 'seed 2'. */
+export const seedWords = (seed) => (seed === 'mean' ? 'mean of seeds 1–3' : `seed ${seed}`);
+
+/** The task's name to open a title: 'Copy', 'Reversal'. */
+export const taskTitle = (task) => `${TASK_NAMES[task][0].toUpperCase()}${TASK_NAMES[task].slice(1)}`;
+
+/**
+ * A view's data() over rows of { key, what, v } (v: one value per n of
+ * EVAL_NS): the CSV/JSON table, one row per model and measure, labelled
+ * key:what, under the header [`model:${measure}`, n=8, ...].
+ */
+export function measureTable(rows, measure) {
+  return {
+    rows: rows.length, cols: EVAL_NS.length,
+    read: (r0, k, out) => {
+      for (let r = 0; r < k; r++) out.set(rows[r0 + r].v, r * EVAL_NS.length);
+    },
+    header: [`model:${measure}`, ...EVAL_NS.map((n) => `n=${n}`)],
+    rowLabel: (r) => `${rows[r].key}:${rows[r].what}`,
+  };
+}
 
 let spread = null; // task -> model key -> { seeds, overSeeds, records }
 let error = null;

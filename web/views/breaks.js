@@ -9,9 +9,9 @@
 // (blue) to 1 (red), chance 1/16 near the blue end.
 import { choice } from '../state.js';
 import { EVAL_NS } from '../models/tasks.js';
-import { MODELS, NAMES, TASK_NAMES, TRAIN_MAX_N } from '../train/models.js';
+import { MODELS, NAMES, TRAIN_MAX_N } from '../train/models.js';
 import { currentTask } from '../train/client.js';
-import { SEEDS, followManifest, manifestError, perPosition } from '../train/spread.js';
+import { SEEDS, followManifest, manifestError, perPosition, seedWords, taskTitle } from '../train/spread.js';
 import { heatmapLayout, paintCells } from '../draw/heatmap.js';
 import { drawAxes, drawColorBar, niceTicks } from '../draw/axes.js';
 
@@ -75,11 +75,11 @@ export default {
       ctx.restore();
     }
     const xTicks = [...new Set([1, ...niceTicks(0, n, Math.max(2, Math.floor(css.w / 60)), true).filter((i) => i >= 1), n])];
-    const seedWords = s.seed === 'mean' ? 'mean of seeds 1–3' : `seed ${s.seed}`;
+    const seeds = seedWords(s.seed);
     drawAxes(ctx, t, css, {
       title: narrow
-        ? `${TASK_NAMES[task][0].toUpperCase()}${TASK_NAMES[task].slice(1)}, n = ${n}, ${s.seed === 'mean' ? 'mean of seeds' : `seed ${s.seed}`}`
-        : `${TASK_NAMES[task][0].toUpperCase()}${TASK_NAMES[task].slice(1)}, n = ${n}: share of sequences with target i right (${seedWords})`,
+        ? `${taskTitle(task)}, n = ${n}, ${s.seed === 'mean' ? 'mean of seeds' : `seed ${s.seed}`}`
+        : `${taskTitle(task)}, n = ${n}: share of sequences with target i right (${seeds})`,
       x: { ticks: xTicks, at: (i) => colEdge(i - 0.5), label: narrow ? `target position i (dashed: ${TRAIN_MAX_N})` : `target position i (dashed: i = ${TRAIN_MAX_N}, the longest trained)` },
       y: { ticks: MODELS.map((_, r) => r), at: (r) => css.y + ((r + 0.5) * css.h) / MODELS.length, format: (r) => names[r], label: '', labelGap: left },
     });
@@ -89,7 +89,7 @@ export default {
     ctx.canvas.dataset.task = task;
     return {
       plot, rows: MODELS.length, cols: n, min: 0, max: 1,
-      describe: (r, c) => `${NAMES[MODELS[r]]} · target ${c + 1} of ${n} · ${rows[MODELS[r]] ? `${(100 * rows[MODELS[r]][c]).toFixed(1)}% of sequences right (${seedWords}, torch)` : 'not in the manifest'}`,
+      describe: (r, c) => `${NAMES[MODELS[r]]} · target ${c + 1} of ${n} · ${rows[MODELS[r]] ? `${(100 * rows[MODELS[r]][c]).toFixed(1)}% of sequences right (${seeds}, torch)` : 'not in the manifest'}`,
     };
   },
 };

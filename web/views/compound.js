@@ -8,9 +8,9 @@
 // point below the diagonal is accuracy lost to compounding.
 import { choice } from '../state.js';
 import { EVAL_NS } from '../models/tasks.js';
-import { COLOR_INDEX, MODELS, NAMES, TASK_NAMES } from '../train/models.js';
+import { COLOR_INDEX, MODELS, NAMES } from '../train/models.js';
 import { currentTask } from '../train/client.js';
-import { SEEDS, figures, followManifest, manifestError } from '../train/spread.js';
+import { SEEDS, figures, followManifest, manifestError, measureTable, seedWords, taskTitle } from '../train/spread.js';
 import { drawAxes } from '../draw/axes.js';
 import { legendRows } from '../draw/length-plot.js';
 import { PALETTE, PALETTE_DARK } from '../draw/lines.js';
@@ -35,14 +35,7 @@ export default {
     const greedy = figures(task, 'greedyTokenAccuracy', s.seed);
     if (!tf) throw new Error('the manifest is still loading');
     const rows = MODELS.filter((key) => tf[key]).flatMap((key) => [['tokenAccuracy', tf[key].values], ['greedyTokenAccuracy', greedy[key].values]].map(([what, v]) => ({ key, what, v })));
-    return {
-      rows: rows.length, cols: EVAL_NS.length,
-      read: (r0, k, out) => {
-        for (let r = 0; r < k; r++) out.set(rows[r0 + r].v, r * EVAL_NS.length);
-      },
-      header: ['model:measure', ...EVAL_NS.map((n) => `n=${n}`)],
-      rowLabel: (r) => `${rows[r].key}:${rows[r].what}`,
-    };
+    return measureTable(rows, 'measure');
   },
 
   draw(ctx, t, size, s) {
@@ -124,9 +117,9 @@ export default {
       ctx.restore();
     }
     const pct = (v) => `${Math.round(v * 100)}%`;
-    const seedWords = s.seed === 'mean' ? 'mean of seeds 1–3' : `seed ${s.seed}`;
+    const seeds = seedWords(s.seed);
     drawAxes(ctx, t, css, {
-      title: `${TASK_NAMES[task][0].toUpperCase()}${TASK_NAMES[task].slice(1)}: greedy against teacher-forced (${seedWords}, torch)`,
+      title: `${taskTitle(task)}: greedy against teacher-forced (${seeds}, torch)`,
       x: { ticks: TICKS, at: xAt, format: pct, label: 'teacher-forced token accuracy' },
       y: { ticks: TICKS, at: yAt, format: pct, label: 'greedy token accuracy', labelGap: narrow ? 40 : 46 },
     });
@@ -175,7 +168,7 @@ export default {
       describe: (r, c) => {
         if (!tf) return '';
         const key = models[r];
-        return `${NAMES[key]}, n = ${EVAL_NS[c]} · teacher-forced ${(100 * tf[key].values[c]).toFixed(1)}% · greedy ${(100 * greedy[key].values[c]).toFixed(1)}% of target tokens (${seedWords})`;
+        return `${NAMES[key]}, n = ${EVAL_NS[c]} · teacher-forced ${(100 * tf[key].values[c]).toFixed(1)}% · greedy ${(100 * greedy[key].values[c]).toFixed(1)}% of target tokens (${seeds})`;
       },
     };
   },

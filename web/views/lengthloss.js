@@ -8,9 +8,9 @@
 // ln 16 = 2.77 nats: a model above it is worse than guessing.
 import { choice } from '../state.js';
 import { EVAL_NS } from '../models/tasks.js';
-import { COLOR_INDEX, MODELS, NAMES, TASK_NAMES, TRAIN_MAX_N } from '../train/models.js';
+import { COLOR_INDEX, MODELS, NAMES, TRAIN_MAX_N } from '../train/models.js';
 import { currentTask } from '../train/client.js';
-import { SEEDS, figures, followManifest, manifestError } from '../train/spread.js';
+import { SEEDS, figures, followManifest, manifestError, measureTable, seedWords, taskTitle } from '../train/spread.js';
 import { drawLengthPlot } from '../draw/length-plot.js';
 import { niceTicks } from '../draw/axes.js';
 import { PALETTE, PALETTE_DARK } from '../draw/lines.js';
@@ -30,14 +30,7 @@ export default {
     const f = figures(currentTask(), 'loss', s.seed);
     if (!f) throw new Error('the manifest is still loading');
     const rows = MODELS.filter((key) => f[key]).flatMap((key) => [['loss', f[key].values], ['seeds min', f[key].band.lo], ['seeds max', f[key].band.hi]].map(([what, v]) => ({ key, what, v })));
-    return {
-      rows: rows.length, cols: EVAL_NS.length,
-      read: (r0, k, out) => {
-        for (let r = 0; r < k; r++) out.set(rows[r0 + r].v, r * EVAL_NS.length);
-      },
-      header: ['model:loss', ...EVAL_NS.map((n) => `n=${n}`)],
-      rowLabel: (r) => `${rows[r].key}:${rows[r].what}`,
-    };
+    return measureTable(rows, 'loss');
   },
 
   draw(ctx, t, size, s) {
@@ -53,10 +46,9 @@ export default {
     const top = Math.max(UNIFORM * 1.15, ...series.flatMap((x) => x.band?.hi ?? []));
     const ticks = niceTicks(0, top, 5);
     const max = Math.max(top, ticks[ticks.length - 1]) * 1.04;
-    const seedWords = s.seed === 'mean' ? 'mean of seeds 1–3' : `seed ${s.seed}`;
     const fig = drawLengthPlot(ctx, t, size, {
       ns: EVAL_NS, series, trainMax: TRAIN_MAX_N,
-      title: `${TASK_NAMES[task][0].toUpperCase()}${TASK_NAMES[task].slice(1)}: loss of the target tokens (${seedWords}, torch)`,
+      title: `${taskTitle(task)}: loss of the target tokens (${seedWords(s.seed)}, torch)`,
       y: { max, ticks: ticks.filter((v) => v <= max), format: (v) => v.toFixed(1), label: 'loss (nats)' },
       reference: { value: UNIFORM, label: 'uniform guess: ln 16 = 2.77' },
       bandNote: 'band: seeds 1–3, lowest to highest',
